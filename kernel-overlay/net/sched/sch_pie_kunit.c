@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite for the PIE controller, driven through include/net/pie.h:
+ * the three functions that sch_pie.c and sch_fq_pie.c share.
+ *
+ * Every expected number is derived from RFC 8033 and the seed commit's
+ * description, not read off a kernel: the probability tables come from
+ * kunit/derive/pie_math.py (exact fractions; `make check` verifies the
+ * tables below are its output), the rest is worked out in the comments.
+ *
+ * Units, from include/net/pie.h: a probability p is stored as
+ * p * MAX_PROB (MAX_PROB = 2^56 - 1), a delay in psched ticks of 64 ns
+ * (1 ms = 15625 ticks), and the dequeue rate as bytes per tick << 8.
+ */
+
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <net/pie.h>
+#include <net/sch_generic.h>
+
+#define MS(ms) PSCHED_NS2TICKS((u64)(ms) * NSEC_PER_MSEC)
+
+/* A fraction of MAX_PROB, for probabilities written as num/den. */
+#define PROB(num, den) (MAX_PROB / (den) * (num))
+
+struct pie_prob_case {
+	const char *name;
+	u32 qdelay_ms;
+	u32 qdelay_old_ms;
+	u32 backlog;
+	u64 prob;
+	u64 expect;
+};
+
+/* BEGIN derived by kunit/derive/pie_math.py */
+static const struct pie_prob_case pie_prob_cases[] = {
+	/* 0 -> 1.00708008e-05 */
+	{ "rise from 0, /2048", 30, 15, 20000,
+	  0ULL, 725677674332ULL },
+	/* 5e-06 -> 4.52832031e-05 */
+	{ "rise from 5e-6, /512", 30, 15, 20000,
+	  360287970190ULL, 3262998667519ULL },
+	/* 5e-05 -> 0.000211132812 */
+	{ "rise from 5e-5, /128", 30, 15, 20000,
+	  3602879701896ULL, 15213722491211ULL },
+	/* 0.0005 -> 0.00114453125 */
+	{ "rise from 5e-4, /32", 30, 15, 20000,
+	  36028797018964ULL, 82472168176222ULL },
+	/* 0.005 -> 0.007578125 */
+	{ "rise from 5e-3, /8", 30, 15, 20000,
+	  360287970189640ULL, 546061454818673ULL },
+	/* 0.05 -> 0.0603125 */
+	{ "rise from 5%, /2", 30, 15, 20000,
+	  3602879701896397ULL, 4345973640412529ULL },
+	/* 0.3 -> 0.32 */
+	{ "rise from 30%, capped at 2%", 30, 15, 20000,
+	  21617278211378380ULL, 23058430092136939ULL },
+	/* 0.3 -> 0.306875 */
+	{ "rise from 30%, under the cap", 20, 15, 20000,
+	  21617278211378380ULL, 22112674170389135ULL },
+	/* 0.05 -> 0.1084375 */
+	{ "rise from 5%, no cap below 10%", 100, 15, 20000,
+	  3602879701896397ULL, 7813745353487811ULL },
+	/* 0.9 -> 0.92 */
+	{ "rise from 90%, capped at 2%", 30, 15, 20000,
+	  64851834634135142ULL, 66292986514893701ULL },
+	/* 9.99999986e-07 -> 1.10708008e-05 */
+	{ "just below 1e-6, /2048", 30, 15, 20000,
+	  72057593013ULL, 797735267345ULL },
+	/* 1.00000001e-06 -> 4.12832031e-05 */
+	{ "just above 1e-6, /512", 30, 15, 20000,
+	  72057595061ULL, 2974768292390ULL },
+	/* 0.00999999977 -> 0.0125781248 */
+	{ "just below 1%, /8", 30, 15, 20000,
+	  720575923602063ULL, 906349408231096ULL },
+	/* 0.0100000002 -> 0.0203125002 */
+	{ "just above 1%, /2", 30, 15, 20000,
+	  720575957156495ULL, 1463669895672627ULL },
+	/* 0.0999999998 -> 0.1103125 */
+	{ "just below 10%, /2", 30, 15, 20000,
+	  7205759387015577ULL, 7948853325531709ULL },
+	/* 0.1 -> 0.12 */
+	{ "just above 10%, capped", 30, 15, 20000,
+	  7205759420570009ULL, 8646911301328568ULL },
+	/* 0.3 -> 0.2925 */
+	{ "fall from 30%", 5, 10, 20000,
+	  21617278211378380ULL, 21076846256093920ULL },
+	/* 0.02 -> 0.0165625 */
+	{ "fall from 2%, /2", 10, 15, 20000,
+	  1441151880758559ULL, 1193453901253182ULL },
+	/* 5e-06 -> 0 */
+	{ "fall below 0 is bounded at 0", 5, 10, 20000,
+	  360287970190ULL, 0ULL },
+	/* 0.3 -> 0.34 */
+	{ "over 250 ms adds 2% to the cap", 300, 300, 200000,
+	  21617278211378380ULL, 24499581972895497ULL },
+	/* 0 -> 0.0202005005 */
+	{ "over 250 ms from 0", 300, 0, 200000,
+	  0ULL, 1455599463547535ULL },
+	/* 0.3 -> 0.32 */
+	{ "exactly 250 ms adds nothing", 250, 250, 200000,
+	  21617278211378380ULL, 23058430092136939ULL },
+	/* 0.3 -> 0.293466797 */
+	{ "idle queue decays by 1/64", 0, 0, 0,
+	  21617278211378380ULL, 21146511312829808ULL },
+	/* 0.005 -> 0.00469116211 */
+	{ "idle and low, /8 then decay", 0, 0, 0,
+	  360287970189640ULL, 338033854843454ULL },
+	/* 0.3 -> 0.298125 */
+	{ "zero delay with backlog: no decay", 0, 0, 1000,
+	  21617278211378380ULL, 21482170222557265ULL },
+};
+
+/* 300 ms of delay held from probability 0, update by update */
+static const u64 pie_prob_trajectory[] = {
+	1442405324014223ULL,	/* 0.020017395 */
+	4167083098573373ULL,	/* 0.057829895 */
+	6891760873132523ULL,	/* 0.095642395 */
+	9616438647691673ULL,	/* 0.133454895 */
+	12498742409208791ULL,	/* 0.173454895 */
+	15381046170725908ULL,	/* 0.213454895 */
+	18263349932243026ULL,	/* 0.253454895 */
+	21145653693760143ULL,	/* 0.293454895 */
+	24027957455277260ULL,	/* 0.333454895 */
+	26910261216794378ULL,	/* 0.373454895 */
+	29792564978311495ULL,	/* 0.413454895 */
+	32674868739828613ULL,	/* 0.453454895 */
+	35557172501345730ULL,	/* 0.493454895 */
+	38439476262862847ULL,	/* 0.533454895 */
+	41321780024379965ULL,	/* 0.573454895 */
+	44204083785897082ULL,	/* 0.613454895 */
+	47086387547414200ULL,	/* 0.653454895 */
+	49968691308931317ULL,	/* 0.693454895 */
+	52850995070448434ULL,	/* 0.733454895 */
+	55733298831965552ULL,	/* 0.773454895 */
+};
+/* END derived */
+
+/*
+ * The kernel computes in fixed point, the derivation in exact fractions:
+ * alpha and beta lose their low bits when scaled to MAX_PROB per tick
+ * and shifted by the auto-tuning, a few parts per million of a step at
+ * most. A wrong band, cap or rule changes a step by a factor of two or
+ * more, so 1/4096 of the step separates the two cleanly.
+ */
+static u64 pie_tolerance(u64 from, u64 to)
+{
+	u64 step = from > to ? from - to : to - from;
+
+	return step / 4096 + 4096;
+}
+
+#define EXPECT_PROB_NEAR(test, got, from, want) do {			\
+	u64 __got = (got), __want = (want);				\
+	u64 __tol = pie_tolerance((from), __want);			\
+									\
+	KUNIT_EXPECT_TRUE_MSG(test, __got + __tol >= __want &&		\
+			      __got <= __want + __tol,			\
+			      "prob %llu, expected %llu +- %llu",	\
+			      __got, __want, __tol);			\
+} while (0)
+
+static void pie_prob_case_desc(const struct pie_prob_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_prob, pie_prob_cases, pie_prob_case_desc);
+
+/* Defaults as tc and RFC 8033 give them: the rest of the suite uses them. */
+static void pie_params_defaults(struct kunit *test)
+{
+	struct pie_params params;
+
+	pie_params_init(&params);
+	/* 15 ms target = 15e6 ns / 64 ns */
+	KUNIT_EXPECT_EQ(test, params.target, 234375);
+	/* alpha 0.125 and beta 1.25, in units of 1/16 */
+	KUNIT_EXPECT_EQ(test, params.alpha, 2);
+	KUNIT_EXPECT_EQ(test, params.beta, 20);
+	KUNIT_EXPECT_EQ(test, params.limit, 1000);
+}
+
+/* One update from a given probability and pair of delays. */
+static void pie_prob_update(struct kunit *test)
+{
+	const struct pie_prob_case *c = test->param_value;
+	struct pie_params params;
+	struct pie_vars vars = {};
+
+	pie_params_init(&params);
+	pie_vars_init(&vars);
+	vars.prob = c->prob;
+	vars.qdelay = MS(c->qdelay_ms);
+	vars.qdelay_old = MS(c->qdelay_old_ms);
+
+	pie_calculate_probability(&params, &vars, c->backlog);
+
+	EXPECT_PROB_NEAR(test, vars.prob, c->prob, c->expect);
+	/* The delay just used is the previous one at the next update. */
+	KUNIT_EXPECT_EQ(test, vars.qdelay, MS(c->qdelay_ms));
+	KUNIT_EXPECT_EQ(test, vars.qdelay_old, MS(c->qdelay_ms));
+}
+
+/* Updates chain: each starts from where the last one left the state. */
+static void pie_prob_steady_overload(struct kunit *test)
+{
+	struct pie_params params;
+	struct pie_vars vars = {};
+	u64 from = 0;
+	int i;
+
+	pie_params_init(&params);
+	pie_vars_init(&vars);
+	vars.qdelay = MS(300);
+	vars.qdelay_old = MS(300);
+
+	for (i = 0; i < ARRAY_SIZE(pie_prob_trajectory); i++) {
+		pie_calculate_probability(&params, &vars, 200000);
+		EXPECT_PROB_NEAR(test, vars.prob, from, pie_prob_trajectory[i]);
+		from = vars.prob;
+		vars.qdelay = MS(300);
+	}
+}
+
+/*
+ * With dq_rate_estimator the delay is not measured but derived by
+ * Little's law, backlog / departure rate. At 1 Gbit/s, 125e6 B/s, a tick
+ * of 64 ns carries 8 bytes: avg_dq_rate = 8 << 8 = 2048. A backlog of
+ * 3,750,000 bytes drains in 30 ms, i.e. 468750 ticks, so from a previous
+ * 15 ms this is the table's first case: 0 -> 0.020625 / 2048.
+ */
+static void pie_prob_from_departure_rate(struct kunit *test)
+{
+	struct pie_params params;
+	struct pie_vars vars = {};
+
+	pie_params_init(&params);
+	params.dq_rate_estimator = true;
+	pie_vars_init(&vars);
+	vars.avg_dq_rate = 2048;
+	vars.qdelay = MS(15);
+
+	pie_calculate_probability(&params, &vars, 3750000);
+
+	KUNIT_EXPECT_EQ(test, vars.qdelay, MS(30));
+	KUNIT_EXPECT_EQ(test, vars.qdelay_old, MS(15));
+	EXPECT_PROB_NEAR(test, vars.prob, 0, pie_prob_cases[0].expect);
+}
+
+/*
+ * RFC 8033 4.2: once the probability is 0 and both delays are under half
+ * the target, the burst allowance is rearmed (150 ms = 2343750 ticks) and
+ * the derandomization accumulator cleared.
+ */
+static void pie_prob_rearms_burst_allowance(struct kunit *test)
+{
+	struct pie_params params;
+	struct pie_vars vars = {};
+
+	pie_params_init(&params);
+	pie_vars_init(&vars);
+	vars.burst_time = 0;
+	vars.accu_prob = PROB(1, 2);
+
+	pie_calculate_probability(&params, &vars, 0);
+
+	KUNIT_EXPECT_EQ(test, vars.prob, 0);
+	KUNIT_EXPECT_EQ(test, vars.burst_time, 2343750);
+	KUNIT_EXPECT_EQ(test, vars.accu_prob, 0);
+}
+
+/* A previous delay of 10 ms is not under 7.5 ms: no rearming. */
+static void pie_prob_keeps_burst_spent_after_delay(struct kunit *test)
+{
+	struct pie_params params;
+	struct pie_vars vars = {};
+
+	pie_params_init(&params);
+	pie_vars_init(&vars);
+	vars.burst_time = 0;
+	vars.qdelay = 0;
+	vars.qdelay_old = MS(10);
+
+	pie_calculate_probability(&params, &vars, 0);
+
+	KUNIT_EXPECT_EQ(test, vars.prob, 0);
+	KUNIT_EXPECT_EQ(test, vars.burst_time, 0);
+}
+
+/*
+ * pie_drop_early() needs a qdisc only for its device's MTU. An Ethernet
+ * device has mtu 1500 and a 14-byte header: psched_mtu() = 1514, so
+ * "fewer than two MTU-sized packets" is a backlog under 3028 bytes.
+ */
+#define PIE_TEST_MTU 1514
+#define PIE_BIG_BACKLOG (100 * PIE_TEST_MTU)
+
+struct pie_early {
+	struct net_device *dev;
+	struct Qdisc *sch;
+	struct pie_params params;
+	struct pie_vars vars;
+};
+
+static int pie_early_init(struct kunit *test)
+{
+	struct pie_early *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->dev = alloc_etherdev(0);
+	KUNIT_ASSERT_NOT_NULL(test, e->dev);
+	e->sch = kunit_kzalloc(test, sizeof(*e->sch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->sch);
+	e->sch->dev_queue = netdev_get_tx_queue(e->dev, 0);
+
+	/* A congested queue past its burst allowance. */
+	pie_params_init(&e->params);
+	pie_vars_init(&e->vars);
+	e->vars.burst_time = 0;
+	e->vars.qdelay = MS(20);
+	test->priv = e;
+	return 0;
+}
+
+static void pie_early_exit(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	free_netdev(e->dev);
+}
+
+static bool pie_early(struct pie_early *e, u32 backlog, u32 size)
+{
+	return pie_drop_early(e->sch, &e->params, &e->vars, backlog, size);
+}
+
+static void pie_early_mtu_is_ethernet(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	KUNIT_EXPECT_EQ(test, psched_mtu(e->dev), PIE_TEST_MTU);
+}
+
+/*
+ * RFC 8033 5.4, derandomization: probabilities accumulate, and below
+ * 0.85 nothing is dropped. 0.2 four times is 0.8, still under.
+ */
+static void pie_early_accumulates_below_threshold(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+	int i;
+
+	e->vars.prob = PROB(1, 5);
+	for (i = 1; i <= 4; i++) {
+		KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+		KUNIT_EXPECT_EQ(test, e->vars.accu_prob, i * PROB(1, 5));
+	}
+}
+
+/* At 8.5 or more accumulated the packet is dropped, random or not. */
+static void pie_early_drops_past_upper_threshold(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->vars.prob = PROB(3, 10);
+	e->vars.accu_prob = PROB(83, 10);	/* 8.3 + 0.3 = 8.6 */
+	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+}
+
+/* A zero probability clears the accumulator (RFC 8033 5.4). */
+static void pie_early_zero_prob_clears_accumulator(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->vars.prob = 0;
+	e->vars.accu_prob = PROB(1, 2);
+	KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+	KUNIT_EXPECT_EQ(test, e->vars.accu_prob, 0);
+}
+
+/* While burst allowance remains, nothing is dropped (RFC 8033 4.4). */
+static void pie_early_burst_allowance_protects(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->vars.burst_time = 1;
+	e->vars.prob = PROB(1, 2);
+	e->vars.accu_prob = PROB(9, 1);
+	KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+	KUNIT_EXPECT_EQ(test, e->vars.accu_prob, PROB(9, 1));
+}
+
+/*
+ * RFC 8033 4.1: no early drop while the delay is under half the target
+ * (7.5 ms) and the probability under 20%. Either condition failing is
+ * enough to drop at an accumulated 8.4 + p >= 8.5.
+ */
+static void pie_early_low_delay_low_prob_protects(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->vars.qdelay = MS(7);
+	e->vars.prob = PROB(19, 100);
+	e->vars.accu_prob = PROB(84, 10);
+	KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+
+	e->vars.qdelay = MS(8);
+	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+
+	e->vars.qdelay = MS(7);
+	e->vars.prob = PROB(21, 100);
+	e->vars.accu_prob = PROB(84, 10);
+	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
+}
+
+/* Fewer than two MTU-sized packets queued: no early drop. */
+static void pie_early_small_backlog_protects(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->vars.prob = PROB(3, 10);
+	e->vars.accu_prob = PROB(83, 10);
+	KUNIT_EXPECT_FALSE(test, pie_early(e, 2 * PIE_TEST_MTU - 1, 1000));
+	KUNIT_EXPECT_TRUE(test, pie_early(e, 2 * PIE_TEST_MTU, 1000));
+}
+
+/*
+ * bytemode scales the probability by size / MTU: half an MTU (757 of
+ * 1514 bytes) at 30% adds 15%; a packet over the MTU adds the full 30%.
+ */
+static void pie_early_bytemode_scales_by_size(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->params.bytemode = true;
+	e->vars.prob = PROB(3, 10);
+	KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, PIE_TEST_MTU / 2));
+	EXPECT_PROB_NEAR(test, e->vars.accu_prob, 0, PROB(3, 20));
+
+	e->vars.accu_prob = 0;
+	KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, 2000));
+	KUNIT_EXPECT_EQ(test, e->vars.accu_prob, PROB(3, 10));
+}
+
+static struct kunit_case pie_math_cases[] = {
+	KUNIT_CASE(pie_params_defaults),
+	KUNIT_CASE_PARAM(pie_prob_update, pie_prob_gen_params),
+	KUNIT_CASE(pie_prob_steady_overload),
+	KUNIT_CASE(pie_prob_from_departure_rate),
+	KUNIT_CASE(pie_prob_rearms_burst_allowance),
+	KUNIT_CASE(pie_prob_keeps_burst_spent_after_delay),
+	{}
+};
+
+static struct kunit_suite pie_math_suite = {
+	.name = "pie_math",
+	.test_cases = pie_math_cases,
+};
+
+static struct kunit_case pie_drop_early_cases[] = {
+	KUNIT_CASE(pie_early_mtu_is_ethernet),
+	KUNIT_CASE(pie_early_accumulates_below_threshold),
+	KUNIT_CASE(pie_early_drops_past_upper_threshold),
+	KUNIT_CASE(pie_early_zero_prob_clears_accumulator),
+	KUNIT_CASE(pie_early_burst_allowance_protects),
+	KUNIT_CASE(pie_early_low_delay_low_prob_protects),
+	KUNIT_CASE(pie_early_small_backlog_protects),
+	KUNIT_CASE(pie_early_bytemode_scales_by_size),
+	{}
+};
+
+static struct kunit_suite pie_drop_early_suite = {
+	.name = "pie_math_drop_early",
+	.init = pie_early_init,
+	.exit = pie_early_exit,
+	.test_cases = pie_drop_early_cases,
+};
+
+kunit_test_suites(&pie_math_suite, &pie_drop_early_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the PIE controller of include/net/pie.h");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,1 @@
+"""Helpers behind the fork's tools: work area, kernel tree, KUnit runs."""

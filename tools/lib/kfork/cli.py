@@ -1,0 +1,199 @@
+"""tools/kunit: build the fork with kernel-overlay/ and run its KUnit suites."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
+
+from . import deps, runner, tree
+from .common import PACKAGE, ToolError, WorkArea, project_root, say
+
+DESCRIPTION = """\
+Build Debian's linux-source-6.1 with the project's kernel-overlay/ and
+patches/, and run the KUnit suites under QEMU (x86_64, TCG).
+
+verbs:
+  run [GLOB]        build the fork and run the suites (GLOB: suite or
+                    suite.test pattern, as kunit.py takes it)
+  run --upstream-impl [GLOB]
+                    the same suites and patches on the distro's own
+                    implementation files
+  compare [GLOB]    both variants, then a table suite by suite
+  patches DIR       write the fork as a patch series (git format-patch
+                    upstream..fork) into DIR
+  sync              only bring the tree's branch up to date and print
+                    the tree's path
+  status            the work area: package versions, branches, builds
+
+The last line of run and compare is `kunit: N passed, N failed,
+N skipped`; the exit status is 0 only when nothing failed and the
+kernel log holds no KASAN, UBSAN, lockdep, kmemleak or WARN report.
+Missing packages are installed with apt-get (as root). The unpacked
+tree, builds and ccache live in $KFORK_WORK (default /var/tmp/kfork).
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as the one-line errors of the tool."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f'tools/kunit: error: {message} (see tools/kunit --help)', file=sys.stderr)
+        sys.exit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog='tools/kunit', description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = parser.add_subparsers(dest='verb', metavar='VERB', parser_class=_Parser)
+
+    def suites(p: argparse.ArgumentParser) -> None:
+        p.add_argument('glob', nargs='?', default='', metavar='GLOB',
+                       help='run only suites (or suite.test) matching GLOB')
+        p.add_argument('--kunitconfig', type=Path, default=project_root() / '.kunitconfig',
+                       help='kunitconfig to use (default: the project\'s .kunitconfig)')
+        p.add_argument('--jobs', type=int, default=None, help='make jobs (default: nproc)')
+        p.add_argument('--timeout', type=int, default=300,
+                       help='seconds the tests may run in QEMU (default: 300)')
+
+    run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
+    suites(run)
+    run.add_argument('--upstream-impl', action='store_true',
+                     help='use the distro\'s implementation files instead of the project\'s')
+    compare = verbs.add_parser('compare', help='run both variants and compare them')
+    suites(compare)
+    patches = verbs.add_parser('patches', help='write the fork as a patch series')
+    patches.add_argument('dir', type=Path, help='folder for the .patch files')
+    patches.add_argument('--upstream-impl', action='store_true',
+                         help='the upstream-impl branch instead of fork')
+    sync = verbs.add_parser('sync', help='bring the tree\'s branch up to date')
+    sync.add_argument('--upstream-impl', action='store_true',
+                      help='the upstream-impl branch instead of fork')
+    verbs.add_parser('status', help='show the work area')
+    return parser
+
+
+def _prepare() -> Tuple[WorkArea, tree.Tree, str]:
+    deps.ensure()
+    version = deps.installed_version(PACKAGE)
+    work = WorkArea.from_env()
+    if work.state_file.is_file():
+        last = work.state_file.read_text().strip()
+        if last and last != version:
+            say(f'{PACKAGE} is now {version}; the fork was last built on {last}')
+    return work, tree.ensure_tree(work, version), version
+
+
+def _run_variants(args: argparse.Namespace, variants: Sequence[str]
+                  ) -> List[runner.Outcome]:
+    work, src, version = _prepare()
+    overlay = tree.default_overlay()
+    marked = runner.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
+    outcomes = []
+    for variant in variants:
+        tree.sync(src, overlay, variant)
+        spec = runner.RunSpec(tree=src.path, build_dir=work.build_dir(version, variant),
+                              kunitconfig=args.kunitconfig.resolve(),
+                              qemu_config=overlay.root / 'kunit' / 'qemu_x86_64.py',
+                              glob=args.glob, timeout=args.timeout,
+                              jobs=args.jobs or os.cpu_count() or 1)
+        outcome = runner.run_variant(spec, work, variant, marked)
+        if outcome.cases:
+            work.state_file.write_text(version + '\n')
+        outcomes.append(outcome)
+    for outcome in outcomes:
+        runner.print_reports(outcome.reports, outcome.variant)
+        for note in outcome.notes():
+            print(f'kfork: {outcome.variant}: {note}')
+        if outcome.error:
+            print(f'kfork: {outcome.variant}: {outcome.error}')
+    return outcomes
+
+
+def _suite_table(outcomes: Sequence[runner.Outcome]) -> List[str]:
+    counts: Dict[str, Dict[str, List[int]]] = {}
+    for outcome in outcomes:
+        for case, status in outcome.cases.items():
+            suite = case.split('.', 1)[0]
+            row = counts.setdefault(suite, {}).setdefault(outcome.variant, [0, 0, 0])
+            one = runner.Outcome(outcome.variant, {case: status}, outcome.marked)
+            row[0] += one.passed
+            row[1] += one.failed
+            row[2] += one.skipped
+    names = [o.variant for o in outcomes]
+    width = max([len('suite')] + [len(s) for s in counts])
+    lines = [f'{"suite":<{width}}  ' + '  '.join(f'{n + " p/f/s":>20}' for n in names)]
+    for suite in sorted(counts):
+        cells = []
+        for name in names:
+            p, f, s = counts[suite].get(name, [0, 0, 0])
+            cells.append(f'{f"{p}/{f}/{s}":>20}')
+        lines.append(f'{suite:<{width}}  ' + '  '.join(cells))
+    return lines
+
+
+def _close(outcomes: Sequence[runner.Outcome]) -> int:
+    passed = sum(o.passed for o in outcomes)
+    failed = sum(o.failed for o in outcomes)
+    skipped = sum(o.skipped for o in outcomes)
+    reports = sum(len(o.reports) for o in outcomes)
+    if reports:
+        print(f'kfork: {reports} checker report(s) in the kernel log: the run fails')
+    print(f'kunit: {passed} passed, {failed} failed, {skipped} skipped')
+    return 0 if all(o.ok for o in outcomes) else 1
+
+
+def _status() -> int:
+    work = WorkArea.from_env()
+    print(f'work area: {work.root}')
+    print(f'{PACKAGE} installed: {deps.installed_version(PACKAGE) or "no"}')
+    if work.state_file.is_file():
+        print(f'last built on: {work.state_file.read_text().strip()}')
+    if not work.src.is_dir():
+        print('tree: not unpacked yet')
+        return 0
+    src = tree.Tree(work.src)
+    print(f'tree: {src.path} ({PACKAGE} {src.version()}), on branch {src.current_branch()}')
+    for branch in (tree.UPSTREAM, *tree.VARIANTS):
+        if src.rev(f'refs/heads/{branch}'):
+            print(f'  {branch}: {src.git("log", "-1", "--format=%h %s", branch)}')
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.verb == 'run':
+            variant = 'upstream-impl' if args.upstream_impl else 'fork'
+            return _close(_run_variants(args, [variant]))
+        if args.verb == 'compare':
+            outcomes = _run_variants(args, list(tree.VARIANTS))
+            for line in _suite_table(outcomes):
+                print(line)
+            return _close(outcomes)
+        if args.verb in ('patches', 'sync'):
+            variant = 'upstream-impl' if args.upstream_impl else 'fork'
+            _, src, _ = _prepare()
+            tree.sync(src, tree.default_overlay(), variant)
+            if args.verb == 'sync':
+                print(src.path)
+            else:
+                for name in tree.export_series(src, variant, args.dir):
+                    print(name)
+            return 0
+        if args.verb == 'status':
+            return _status()
+        _parser().print_help()
+        return 2
+    except ToolError as err:
+        print(f'tools/kunit: error: {err}', file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print('tools/kunit: interrupted', file=sys.stderr)
+        return 130
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Paths, errors and command running shared by the fork's tools."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+PACKAGE = 'linux-source-6.1'
+TARBALL = Path('/usr/src/linux-source-6.1.tar.xz')
+DEFAULT_WORK = Path('/var/tmp/kfork')
+WORK_ENV = 'KFORK_WORK'
+
+
+class ToolError(Exception):
+    """A failure the user can act on: printed as one line, exit status 2."""
+
+
+def project_root() -> Path:
+    """The checkout this tool belongs to (tools/lib/kfork/ is three deep)."""
+    return Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class WorkArea:
+    """Where the unpacked tree, the builds and ccache live.
+
+    Outside the checkout, so that a fresh clone (CI's) finds the tree
+    and the cache of earlier runs and never unpacks or builds cold again.
+    The source tree keeps one fixed path: compile lines carry absolute
+    paths, and ccache only hits when they stay the same.
+    """
+
+    root: Path
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> 'WorkArea':
+        return cls(Path(env.get(WORK_ENV) or DEFAULT_WORK).resolve())
+
+    @property
+    def src(self) -> Path:
+        return self.root / 'src'
+
+    @property
+    def ccache(self) -> Path:
+        return self.root / 'ccache'
+
+    def build_dir(self, version: str, variant: str) -> Path:
+        return self.root / 'build' / version / variant
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / 'last-built-version'
+
+
+def say(msg: str) -> None:
+    """Progress for the user, on stderr so stdout stays the test output."""
+    print(f'kfork: {msg}', file=sys.stderr, flush=True)
+
+
+def run(cmd: Sequence[str], *, cwd: Optional[Path] = None,
+        env: Optional[Mapping[str, str]] = None, check: bool = True,
+        capture: bool = True, stdin: Optional[str] = None
+        ) -> subprocess.CompletedProcess[str]:
+    """Run a command; on failure raise ToolError naming it and its error."""
+    proc = subprocess.run(list(cmd), cwd=cwd, env=None if env is None else dict(env),
+                          text=True, input=stdin,
+                          stdout=subprocess.PIPE if capture else None,
+                          stderr=subprocess.PIPE if capture else None)
+    if check and proc.returncode != 0:
+        err = (proc.stderr or '').strip().splitlines()
+        detail = err[-1] if err else f'exit status {proc.returncode}'
+        raise ToolError(f'{" ".join(cmd[:3])}: {detail}')
+    return proc

@@ -1,0 +1,57 @@
+"""Install, with apt-get, what building and booting the fork needs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Iterable, List
+
+from .common import PACKAGE, TARBALL, ToolError, run, say
+
+# Kernel build (gcc, make, bc, flex, bison, libelf-dev, libssl-dev, perl,
+# cpio, kmod), kunit.py (python3), QEMU with qboot (qemu-system-x86 pulls
+# qemu-system-data), the unpacked tree (xz-utils, git), the cache.
+BUILD_PACKAGES = [
+    PACKAGE, 'qemu-system-x86', 'gcc', 'make', 'bc', 'flex', 'bison',
+    'libelf-dev', 'libssl-dev', 'python3', 'rsync', 'ccache', 'xz-utils',
+    'git', 'perl', 'cpio', 'kmod',
+]
+
+
+def installed_version(package: str) -> str:
+    """The installed version of a Debian package, or '' when it is not."""
+    if not shutil.which('dpkg-query'):
+        raise ToolError('dpkg-query not found: this tool needs a Debian system')
+    proc = run(['dpkg-query', '-W', '-f=${Status}\t${Version}', package], check=False)
+    if proc.returncode != 0:
+        return ''
+    status, _, version = proc.stdout.partition('\t')
+    return version if status.endswith(' installed') else ''
+
+
+def missing(packages: Iterable[str]) -> List[str]:
+    return [p for p in packages if not installed_version(p)]
+
+
+def ensure(packages: Iterable[str] = BUILD_PACKAGES) -> None:
+    """Install the packages that are not installed yet, saying which."""
+    need = missing(packages)
+    if need:
+        if os.geteuid() != 0:
+            raise ToolError(f'missing packages {" ".join(need)}: run as root '
+                            f'or install them with apt-get')
+        say(f'installing {" ".join(need)} (apt-get update, then apt-get install)')
+        env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+        run(['apt-get', 'update', '-q'], env=env)
+        proc = run(['apt-get', 'install', '-y', '-q', '--no-install-recommends', *need],
+                   env=env, check=False)
+        if proc.returncode != 0:
+            last = (proc.stderr or proc.stdout).strip().splitlines()
+            raise ToolError(f'apt-get install {" ".join(need)} failed: '
+                            f'{last[-1] if last else proc.returncode}')
+        still = missing(need)
+        if still:
+            raise ToolError(f'apt-get did not install {" ".join(still)}')
+    if not TARBALL.is_file():
+        raise ToolError(f'{TARBALL} is missing although {PACKAGE} is installed: '
+                        f'reinstall it with apt-get install --reinstall {PACKAGE}')

@@ -1,0 +1,221 @@
+"""Run the tree's kunit.py for one variant and judge the result.
+
+A run fails on a failed, crashed or missing test, on a kernel that does
+not configure or build, and on a console log holding a checker report
+(see logscan), even when every test passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from . import logscan
+from .common import ToolError, WorkArea, say
+
+# kunit.py's KernelCI statuses; a crash is reported as ERROR.
+PASS, FAIL, SKIP, ERROR = 'PASS', 'FAIL', 'SKIP', 'ERROR'
+_INCLUDE = re.compile(r'^#\s*include:\s*(\S+)\s*$')
+
+# Fixed build identity: init/version.o and friends then hit the cache too.
+BUILD_ENV = {
+    'KBUILD_BUILD_TIMESTAMP': 'Thu Jan  1 00:00:00 UTC 2026',
+    'KBUILD_BUILD_USER': 'kfork',
+    'KBUILD_BUILD_HOST': 'kfork',
+}
+
+
+def kunitconfig_files(config: Path) -> List[Path]:
+    """The kunitconfig and the fragments its "# include:" lines name."""
+    files = [config]
+    for n, line in enumerate(config.read_text().splitlines(), 1):
+        m = _INCLUDE.match(line)
+        if not m:
+            continue
+        frag = (config.parent / m.group(1)).resolve()
+        if not frag.is_file():
+            raise ToolError(f'{config.name}:{n}: included fragment {m.group(1)} does not exist')
+        files.append(frag)
+    return files
+
+
+@dataclass(frozen=True)
+class Marked:
+    """Tests marked as project behaviour (kunit/project-behaviour).
+
+    They cover what the fork adds or fixes, so on the upstream
+    implementation they are expected to fail.
+    """
+
+    entries: Dict[str, str]
+
+    @classmethod
+    def load(cls, path: Path) -> 'Marked':
+        entries: Dict[str, str] = {}
+        if path.is_file():
+            for line in path.read_text().splitlines():
+                line = line.split('#', 1)[0].strip()
+                if line:
+                    name, _, why = line.partition(' ')
+                    entries[name] = why.strip()
+        return cls(entries)
+
+    def covers(self, case: str) -> bool:
+        return any(case == e or case.startswith(e + '.') for e in self.entries)
+
+
+def cases_from_json(text: str) -> Dict[str, str]:
+    """Leaf test cases of kunit.py's JSON as 'suite.test[.param]': status."""
+    cases: Dict[str, str] = {}
+
+    def walk(group: Dict[str, Any], prefix: str) -> None:
+        for case in group.get('test_cases', []):
+            cases[prefix + case['name']] = case['status']
+        for sub in group.get('sub_groups', []):
+            walk(sub, prefix + sub['name'] + '.')
+
+    if text.strip():
+        walk(json.loads(text), '')
+    return cases
+
+
+@dataclass
+class Outcome:
+    """What one variant's run amounts to."""
+
+    variant: str
+    cases: Dict[str, str] = field(default_factory=dict)
+    marked: Marked = field(default_factory=lambda: Marked({}))
+    reports: List[logscan.Report] = field(default_factory=list)
+    error: str = ''
+
+    def _expected_failure(self, case: str, status: str) -> bool:
+        return (self.variant == 'upstream-impl' and status in (FAIL, ERROR)
+                and self.marked.covers(case))
+
+    def _marked_but_passing(self, case: str, status: str) -> bool:
+        return (self.variant == 'upstream-impl' and status == PASS
+                and self.marked.covers(case))
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c, s in self.cases.items()
+                   if s == PASS and not self._marked_but_passing(c, s))
+
+    @property
+    def skipped(self) -> int:
+        """Skipped tests, and marked tests failing on upstream as they should."""
+        return sum(1 for c, s in self.cases.items()
+                   if s == SKIP or self._expected_failure(c, s))
+
+    @property
+    def failed(self) -> int:
+        bad = sum(1 for c, s in self.cases.items()
+                  if (s in (FAIL, ERROR) and not self._expected_failure(c, s))
+                  or self._marked_but_passing(c, s))
+        # A kernel that did not build or boot ran nothing: that is a failure.
+        return bad + (1 if self.error else 0)
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0 and not self.reports
+
+    def notes(self) -> List[str]:
+        out = []
+        for case, status in sorted(self.cases.items()):
+            if self._expected_failure(case, status):
+                out.append(f'{case}: fails on the upstream implementation, as marked '
+                           f'({self.marked.entries.get(case, "project behaviour")})')
+            elif self._marked_but_passing(case, status):
+                out.append(f'{case}: marked as project behaviour but passes on the '
+                           f'upstream implementation: the test does not show the difference')
+            elif status in (FAIL, ERROR):
+                out.append(f'{case}: {"crashed" if status == ERROR else "failed"}')
+        return out
+
+    def summary(self) -> str:
+        return f'{self.passed} passed, {self.failed} failed, {self.skipped} skipped'
+
+
+def _cause(output: Sequence[str]) -> str:
+    """One line naming why kunit.py produced no results."""
+    for line in output:
+        if 'Missing: ' in line:
+            return ('kunitconfig options missing from the generated .config (unmet '
+                    'dependencies?): ' + line.split('Missing: ', 1)[1].strip())
+    for line in output:
+        if re.search(r'(error|Error \d+):', line) and not line.startswith('$ '):
+            return 'the kernel does not build: ' + line.strip()
+    for line in output:
+        if 'could not find any KTAP output' in line or 'no tests run' in line:
+            return 'no KUnit output: the kernel crashed before the tests, or no suite matched'
+    tail = [line for line in output if line.strip()]
+    return tail[-1].strip() if tail else 'kunit.py failed without output'
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything one kunit.py run needs."""
+
+    tree: Path
+    build_dir: Path
+    kunitconfig: Path
+    qemu_config: Path
+    glob: str = ''
+    jobs: int = os.cpu_count() or 1
+    timeout: int = 600
+    kernel_args: Sequence[str] = ()
+
+    def argv(self, json_path: Path) -> List[str]:
+        argv = [sys.executable, str(self.tree / 'tools/testing/kunit/kunit.py'), 'run',
+                '--arch=x86_64', f'--build_dir={self.build_dir}',
+                f'--qemu_config={self.qemu_config}', f'--jobs={self.jobs}',
+                f'--timeout={self.timeout}', '--make_options=CC=ccache gcc',
+                f'--json={json_path}']
+        argv += [f'--kunitconfig={f}' for f in kunitconfig_files(self.kunitconfig)]
+        argv += [f'--kernel_args={a}' for a in self.kernel_args]
+        if self.glob:
+            argv.append(self.glob)
+        return argv
+
+
+def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> Outcome:
+    """Run kunit.py, streaming its lines, and judge tests and console log."""
+    spec.build_dir.mkdir(parents=True, exist_ok=True)
+    json_path = spec.build_dir / 'results.json'
+    log_path = spec.build_dir / 'test.log'
+    for stale in (json_path, log_path):
+        stale.unlink(missing_ok=True)
+    env = {**os.environ, **BUILD_ENV, 'CCACHE_DIR': str(work.ccache),
+           'CCACHE_NOHASHDIR': '1', 'CCACHE_MAXSIZE': os.environ.get('CCACHE_MAXSIZE', '20G')}
+    say(f'{variant}: kunit.py run in {spec.build_dir}')
+    output: List[str] = []
+    with subprocess.Popen(spec.argv(json_path), cwd=spec.tree, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          errors='backslashreplace') as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            output.append(line.rstrip('\n'))
+    outcome = Outcome(variant, marked=marked)
+    if json_path.is_file():
+        outcome.cases = cases_from_json(json_path.read_text())
+    if log_path.is_file():
+        outcome.reports = logscan.scan(log_path.read_text(errors='replace'))
+    if not outcome.cases:
+        outcome.error = _cause(output) if proc.returncode else 'kunit.py ran no test'
+    return outcome
+
+
+def print_reports(reports: Iterable[logscan.Report], variant: str) -> None:
+    for report in reports:
+        print(f'kfork: {variant}: {report.kind} report in the kernel log:')
+        for line in report.lines:
+            print(f'    {line}')

@@ -1,0 +1,102 @@
+"""Judging a KUnit run: counts, marked tests, causes, kunitconfig includes."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+from kfork import runner
+from kfork.common import ToolError
+
+RESULTS = {
+    'name': 'KUnit Test Group', 'sub_groups': [
+        {'name': 'pie_math', 'test_cases': [{'name': 'defaults', 'status': 'PASS'},
+                                            {'name': 'capped', 'status': 'FAIL'}],
+         'sub_groups': [{'name': 'update', 'sub_groups': [],
+                         'test_cases': [{'name': 'rise', 'status': 'PASS'},
+                                        {'name': 'fall', 'status': 'SKIP'}]}]},
+        {'name': 'hhf', 'test_cases': [{'name': 'boom', 'status': 'ERROR'}],
+         'sub_groups': []}],
+    'test_cases': []}
+
+
+class RunnerTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.cases = runner.cases_from_json(json.dumps(RESULTS))
+
+    def test_leaf_names(self) -> None:
+        self.assertEqual(sorted(self.cases), ['hhf.boom', 'pie_math.capped',
+                                              'pie_math.defaults', 'pie_math.update.fall',
+                                              'pie_math.update.rise'])
+
+    def test_crash_counts_as_failed(self) -> None:
+        out = runner.Outcome('fork', self.cases)
+        self.assertEqual(out.summary(), '2 passed, 2 failed, 1 skipped')
+        self.assertFalse(out.ok)
+
+    def test_marked_failure_on_upstream_is_expected(self) -> None:
+        marked = runner.Marked({'pie_math.capped': 'prob capped', 'hhf.boom': ''})
+        up = runner.Outcome('upstream-impl', self.cases, marked)
+        self.assertEqual(up.summary(), '2 passed, 0 failed, 3 skipped')
+        self.assertTrue(up.ok)
+        fork = runner.Outcome('fork', self.cases, marked)
+        self.assertEqual(fork.failed, 2)
+
+    def test_marked_test_passing_on_upstream_fails(self) -> None:
+        marked = runner.Marked({'pie_math.update': 'x'})
+        up = runner.Outcome('upstream-impl', self.cases, marked)
+        self.assertEqual(up.failed, 3)
+        self.assertTrue(any('does not show the difference' in n for n in up.notes()))
+
+    def test_no_results_is_a_failure(self) -> None:
+        out = runner.Outcome('fork', {}, error='the kernel does not build: x')
+        self.assertEqual(out.summary(), '0 passed, 1 failed, 0 skipped')
+
+    def test_reports_fail_a_passing_run(self) -> None:
+        from kfork import logscan
+        out = runner.Outcome('fork', {'a.b': 'PASS'},
+                             reports=[logscan.Report('KASAN', ['BUG: KASAN: x'])])
+        self.assertFalse(out.ok)
+
+    def test_marked_file(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / 'project-behaviour'
+            path.write_text('# comment\npie_math.capped  prob never exceeds 100%\n\n')
+            marked = runner.Marked.load(path)
+        self.assertEqual(marked.entries, {'pie_math.capped': 'prob never exceeds 100%'})
+        self.assertTrue(marked.covers('pie_math.capped'))
+        self.assertTrue(marked.covers('pie_math.capped.param 1'))
+        self.assertFalse(marked.covers('pie_math.capped_more'))
+
+    def test_cause_names_missing_options(self) -> None:
+        out = ['[08:00] Configuring KUnit Kernel ...',
+               'ERROR:root:Not all Kconfig options selected in kunitconfig were in the '
+               'generated .config.', 'Missing: CONFIG_NET_NS=y']
+        self.assertIn('CONFIG_NET_NS=y', runner._cause(out))
+
+    def test_cause_names_compile_error(self) -> None:
+        out = ['$ make ARCH=x86_64 O=b --jobs=2',
+               '../net/sched/sch_pie.c:12:3: error: expected ; before }',
+               'make[2]: *** [scripts/Makefile.build:250: net/sched/sch_pie.o] Error 1']
+        self.assertEqual(runner._cause(out), 'the kernel does not build: '
+                         '../net/sched/sch_pie.c:12:3: error: expected ; before }')
+
+    def test_kunitconfig_includes(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            base = Path(tmp)
+            (base / 'kunit').mkdir()
+            (base / 'kunit/a.config').write_text('CONFIG_A=y\n')
+            cfg = base / '.kunitconfig'
+            cfg.write_text('CONFIG_KUNIT=y\n# include: kunit/a.config\n# plain comment\n')
+            self.assertEqual(runner.kunitconfig_files(cfg),
+                             [cfg, (base / 'kunit/a.config').resolve()])
+            cfg.write_text('# include: kunit/missing.config\n')
+            with self.assertRaises(ToolError) as err:
+                runner.kunitconfig_files(cfg)
+            self.assertIn('kunit/missing.config', str(err.exception))
+
+
+if __name__ == '__main__':
+    unittest.main()
