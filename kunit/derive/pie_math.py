@@ -131,6 +131,7 @@ def table() -> Iterator[str]:
     for value in trajectory():
         yield f'\t{value}ULL,\t/* {value / MAX_PROB:.9g} */'
     yield '};'
+    yield ''
     yield END
 
 

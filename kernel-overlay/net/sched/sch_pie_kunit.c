@@ -135,6 +135,7 @@ static const u64 pie_prob_trajectory[] = {
 	52850995070448434ULL,	/* 0.733454895 */
 	55733298831965552ULL,	/* 0.773454895 */
 };
+
 /* END derived */
 
 /*
@@ -309,10 +310,11 @@ static int pie_early_init(struct kunit *test)
 	struct pie_early *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
-	e->dev = alloc_etherdev(0);
-	KUNIT_ASSERT_NOT_NULL(test, e->dev);
 	e->sch = kunit_kzalloc(test, sizeof(*e->sch), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->sch);
+	e->dev = alloc_etherdev(0);
+	KUNIT_ASSERT_NOT_NULL(test, e->dev);
+	test->priv = e;
 	e->sch->dev_queue = netdev_get_tx_queue(e->dev, 0);
 
 	/* A congested queue past its burst allowance. */
@@ -320,7 +322,6 @@ static int pie_early_init(struct kunit *test)
 	pie_vars_init(&e->vars);
 	e->vars.burst_time = 0;
 	e->vars.qdelay = MS(20);
-	test->priv = e;
 	return 0;
 }
 
@@ -328,7 +329,9 @@ static void pie_early_exit(struct kunit *test)
 {
 	struct pie_early *e = test->priv;
 
-	free_netdev(e->dev);
+	/* test->priv is set only once the device exists. */
+	if (e)
+		free_netdev(e->dev);
 }
 
 static bool pie_early(struct pie_early *e, u32 backlog, u32 size)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Iterable, List
+from typing import Dict, Iterable, List
 
 from .common import PACKAGE, TARBALL, ToolError, run, say
 
@@ -18,19 +18,27 @@ BUILD_PACKAGES = [
 ]
 
 
-def installed_version(package: str) -> str:
-    """The installed version of a Debian package, or '' when it is not."""
+def installed_versions(packages: Iterable[str]) -> Dict[str, str]:
+    """Installed version of each package ('' when it is not), in one query."""
     if not shutil.which('dpkg-query'):
         raise ToolError('dpkg-query not found: this tool needs a Debian system')
-    proc = run(['dpkg-query', '-W', '-f=${Status}\t${Version}', package], check=False)
-    if proc.returncode != 0:
-        return ''
-    status, _, version = proc.stdout.partition('\t')
-    return version if status.endswith(' installed') else ''
+    names = list(packages)
+    proc = run(['dpkg-query', '-W', '-f=${Package}\t${Status}\t${Version}\n', *names],
+               check=False)
+    found = {name: '' for name in names}
+    for line in proc.stdout.splitlines():
+        name, status, version = (line.split('\t') + ['', ''])[:3]
+        if name in found and status.endswith(' installed'):
+            found[name] = version
+    return found
+
+
+def installed_version(package: str) -> str:
+    return installed_versions([package])[package]
 
 
 def missing(packages: Iterable[str]) -> List[str]:
-    return [p for p in packages if not installed_version(p)]
+    return [p for p, v in installed_versions(packages).items() if not v]
 
 
 def ensure(packages: Iterable[str] = BUILD_PACKAGES) -> None:
