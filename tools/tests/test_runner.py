@@ -83,6 +83,11 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(runner._cause(out), 'the kernel does not build: '
                          '../net/sched/sch_pie.c:12:3: error: expected ; before }')
 
+    def test_cause_when_nothing_ran(self) -> None:
+        out = ['[08:32:10] Testing complete. Ran 0 tests: errors: 1',
+               '[08:32:11] Elapsed time: 36.145s total']
+        self.assertIn('no test ran', runner._cause(out))
+
     def test_kunitconfig_includes(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             base = Path(tmp)

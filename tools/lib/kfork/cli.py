@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -88,18 +89,21 @@ def _prepare() -> Tuple[WorkArea, tree.Tree, str]:
 
 def _run_variants(args: argparse.Namespace, variants: Sequence[str]
                   ) -> List[runner.Outcome]:
+    runner.kunitconfig_files(args.kunitconfig)  # a bad one stops here, before any work
     work, src, version = _prepare()
     overlay = tree.default_overlay()
     marked = runner.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
     outcomes = []
     for variant in variants:
         tree.sync(src, overlay, variant)
-        spec = runner.RunSpec(tree=src.path, build_dir=work.build_dir(version, variant),
+        spec = runner.RunSpec(tree=src.path,
+                              build_dir=work.build_dir(version, _build_name(variant, args)),
                               kunitconfig=args.kunitconfig.resolve(),
                               qemu_config=overlay.root / 'kunit' / 'qemu_x86_64.py',
                               glob=args.glob, timeout=args.timeout,
                               jobs=args.jobs or os.cpu_count() or 1)
         outcome = runner.run_variant(spec, work, variant, marked)
+        outcome.error = _overlay_paths(outcome.error, src.path, overlay)
         if outcome.cases:
             work.state_file.write_text(version + '\n')
         outcomes.append(outcome)
@@ -110,6 +114,24 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
         if outcome.error:
             print(f'kfork: {outcome.variant}: {outcome.error}')
     return outcomes
+
+
+def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
+    """Name the file to edit: a tree path of an overlay file becomes its
+    kernel-overlay/ path."""
+    for rel in overlay.files('fork'):
+        text = text.replace(f'{tree_path}/{rel}', f'{overlay.files_dir.name}/{rel}')
+    return text
+
+
+def _build_name(variant: str, args: argparse.Namespace) -> str:
+    """Build folder of a run: another kunitconfig gets a folder of its own,
+    so that trying one does not reconfigure (and rebuild) the main build."""
+    config = args.kunitconfig.resolve()
+    if config == (project_root() / '.kunitconfig').resolve():
+        return variant
+    digest = hashlib.sha1(str(config).encode()).hexdigest()[:8]
+    return f'{variant}-{config.name.lstrip(".")}-{digest}'
 
 
 def _suite_table(outcomes: Sequence[runner.Outcome]) -> List[str]:

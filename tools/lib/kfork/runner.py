@@ -33,6 +33,8 @@ BUILD_ENV = {
 
 def kunitconfig_files(config: Path) -> List[Path]:
     """The kunitconfig and the fragments its "# include:" lines name."""
+    if not config.is_file():
+        raise ToolError(f'kunitconfig {config} does not exist')
     files = [config]
     for n, line in enumerate(config.read_text().splitlines(), 1):
         m = _INCLUDE.match(line)
@@ -153,8 +155,9 @@ def _cause(output: Sequence[str]) -> str:
         if re.search(r'(error|Error \d+):', line) and not line.startswith('$ '):
             return 'the kernel does not build: ' + line.strip()
     for line in output:
-        if 'could not find any KTAP output' in line or 'no tests run' in line:
-            return 'no KUnit output: the kernel crashed before the tests, or no suite matched'
+        if ('could not find any KTAP output' in line or 'no tests run' in line
+                or 'Ran 0 tests' in line):
+            return 'no test ran: no suite matched, or the kernel died before the tests'
     tail = [line for line in output if line.strip()]
     return tail[-1].strip() if tail else 'kunit.py failed without output'
 
