@@ -100,6 +100,12 @@ class TreeTest(unittest.TestCase):
                                     "kernel-overlay: the project's files"])
         self.assertEqual(git(t.path, 'log', '-1', '--format=%an', 'fork'), 'Tester')
 
+    def test_release_string_does_not_follow_the_commit(self) -> None:
+        t = self.tree()
+        tree.sync(t, self.overlay, 'fork')
+        self.assertEqual((t.path / '.scmversion').read_text(), '-kfork\n')
+        self.assertEqual(t.local_edits(), [])
+
     def test_upstream_impl_takes_only_the_suites(self) -> None:
         t = self.tree()
         tree.sync(t, self.overlay, 'upstream-impl')

@@ -27,6 +27,7 @@ from .common import PACKAGE, TARBALL, ToolError, WorkArea, project_root, run, sa
 VARIANTS = ('fork', 'upstream-impl')
 UPSTREAM = 'upstream'
 VERSION_KEY = 'kfork.version'
+SCMVERSION = '-kfork\n'
 _TEST_FILE = re.compile(r'_kunit\.[ch]$')
 
 
@@ -263,7 +264,21 @@ def sync(tree: Tree, overlay: Overlay, variant: str) -> str:
     else:
         tree.git('update-ref', f'refs/heads/{variant}', new)
         tree.git('checkout', '-q', variant)
+    _pin_release(tree)
     return new
+
+
+def _pin_release(tree: Tree) -> None:
+    """Keep the kernel release string off the commit id.
+
+    With LOCALVERSION_AUTO, scripts/setlocalversion appends the tree's
+    HEAD, so every switch between variants would change the release,
+    recompile what includes it and relink. An (untracked) .scmversion
+    replaces that suffix with a fixed one.
+    """
+    pin = tree.path / '.scmversion'
+    if not pin.is_file() or pin.read_text() != SCMVERSION:
+        pin.write_text(SCMVERSION)
 
 
 def export_series(tree: Tree, variant: str, outdir: Path) -> List[str]:
