@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
 from pathlib import Path
-from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
+from typing import Dict, List, NoReturn, Optional, Sequence
 
-from . import deps, runner, tree
-from .common import PACKAGE, ToolError, WorkArea, project_root, say
+from . import deps, runner, session, tree
+from .common import PACKAGE, ToolError, WorkArea, project_root
 
 DESCRIPTION = """\
 Build Debian's linux-source-6.1 with the project's kernel-overlay/ and
@@ -76,32 +75,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _prepare() -> Tuple[WorkArea, tree.Tree, str]:
-    deps.ensure()
-    version = deps.installed_version(PACKAGE)
-    work = WorkArea.from_env()
-    if work.state_file.is_file():
-        last = work.state_file.read_text().strip()
-        if last and last != version:
-            say(f'{PACKAGE} is now {version}; the fork was last built on {last}')
-    return work, tree.ensure_tree(work, version), version
-
-
 def _run_variants(args: argparse.Namespace, variants: Sequence[str]
                   ) -> List[runner.Outcome]:
     runner.kunitconfig_files(args.kunitconfig)  # a bad one stops here, before any work
-    work, src, version = _prepare()
+    work, src, version = session.prepare()
     overlay = tree.default_overlay()
     marked = runner.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
     outcomes = []
     for variant in variants:
         tree.sync(src, overlay, variant)
-        spec = runner.RunSpec(tree=src.path,
-                              build_dir=work.build_dir(version, _build_name(variant, args)),
-                              kunitconfig=args.kunitconfig.resolve(),
-                              qemu_config=overlay.root / 'kunit' / 'qemu_x86_64.py',
-                              glob=args.glob, timeout=args.timeout,
-                              jobs=args.jobs or os.cpu_count() or 1)
+        spec = session.spec(work, src, version, _build_name(variant, args),
+                            kunitconfig=args.kunitconfig, glob=args.glob,
+                            timeout=args.timeout, jobs=args.jobs or 0)
         outcome = runner.run_variant(spec, work, variant, marked)
         outcome.error = _overlay_paths(outcome.error, src.path, overlay)
         if outcome.cases:
@@ -197,7 +182,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _close(outcomes)
         if args.verb in ('patches', 'sync'):
             variant = 'upstream-impl' if args.upstream_impl else 'fork'
-            _, src, _ = _prepare()
+            _, src, _ = session.prepare()
             tree.sync(src, tree.default_overlay(), variant)
             if args.verb == 'sync':
                 print(src.path)

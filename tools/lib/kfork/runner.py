@@ -14,7 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import logscan
 from .common import ToolError, WorkArea, say
@@ -175,17 +175,52 @@ class RunSpec:
     timeout: int = 600
     kernel_args: Sequence[str] = ()
 
-    def argv(self, json_path: Path) -> List[str]:
-        argv = [sys.executable, str(self.tree / 'tools/testing/kunit/kunit.py'), 'run',
+    def argv(self, json_path: Optional[Path]) -> List[str]:
+        """kunit.py run, or kunit.py build (configure and build only)
+        when there is no JSON file to write."""
+        verb = 'run' if json_path else 'build'
+        argv = [sys.executable, str(self.tree / 'tools/testing/kunit/kunit.py'), verb,
                 '--arch=x86_64', f'--build_dir={self.build_dir}',
                 f'--qemu_config={self.qemu_config}', f'--jobs={self.jobs}',
-                f'--timeout={self.timeout}', '--make_options=CC=ccache gcc',
-                f'--json={json_path}']
+                '--make_options=CC=ccache gcc']
         argv += [f'--kunitconfig={f}' for f in kunitconfig_files(self.kunitconfig)]
-        argv += [f'--kernel_args={a}' for a in self.kernel_args]
-        if self.glob:
-            argv.append(self.glob)
+        if json_path:
+            argv += [f'--timeout={self.timeout}', f'--json={json_path}']
+            argv += [f'--kernel_args={a}' for a in self.kernel_args]
+            if self.glob:
+                argv.append(self.glob)
         return argv
+
+    def env(self, work: WorkArea) -> Dict[str, str]:
+        return {**os.environ, **BUILD_ENV, 'CCACHE_DIR': str(work.ccache),
+                'CCACHE_NOHASHDIR': '1',
+                'CCACHE_MAXSIZE': os.environ.get('CCACHE_MAXSIZE', '20G')}
+
+
+def _stream(argv: Sequence[str], cwd: Path, env: Dict[str, str]) -> Tuple[int, List[str]]:
+    """Run a command, echoing its lines; return its status and lines."""
+    output: List[str] = []
+    with subprocess.Popen(list(argv), cwd=cwd, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          errors='backslashreplace') as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            output.append(line.rstrip('\n'))
+    return proc.returncode, output
+
+
+def build_kernel(spec: RunSpec, work: WorkArea, variant: str) -> Path:
+    """Configure and build with kunit.py (a no-op make when nothing
+    changed); return the bzImage or raise with the cause."""
+    spec.build_dir.mkdir(parents=True, exist_ok=True)
+    say(f'{variant}: kunit.py build in {spec.build_dir}')
+    status, output = _stream(spec.argv(None), spec.tree, spec.env(work))
+    image = spec.build_dir / 'arch/x86/boot/bzImage'
+    if status != 0 or not image.is_file():
+        raise ToolError(f'{variant}: {_cause(output)}')
+    return image
 
 
 def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> Outcome:
@@ -195,25 +230,15 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> 
     log_path = spec.build_dir / 'test.log'
     for stale in (json_path, log_path):
         stale.unlink(missing_ok=True)
-    env = {**os.environ, **BUILD_ENV, 'CCACHE_DIR': str(work.ccache),
-           'CCACHE_NOHASHDIR': '1', 'CCACHE_MAXSIZE': os.environ.get('CCACHE_MAXSIZE', '20G')}
     say(f'{variant}: kunit.py run in {spec.build_dir}')
-    output: List[str] = []
-    with subprocess.Popen(spec.argv(json_path), cwd=spec.tree, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          errors='backslashreplace') as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            sys.stdout.write(line)
-            sys.stdout.flush()
-            output.append(line.rstrip('\n'))
+    status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work))
     outcome = Outcome(variant, marked=marked)
     if json_path.is_file():
         outcome.cases = cases_from_json(json_path.read_text())
     if log_path.is_file():
         outcome.reports = logscan.scan(log_path.read_text(errors='replace'))
     if not outcome.cases:
-        outcome.error = _cause(output) if proc.returncode else 'kunit.py ran no test'
+        outcome.error = _cause(output) if status else 'kunit.py ran no test'
     return outcome
 
 

@@ -1,0 +1,34 @@
+"""What every tool does before it builds: packages, work area, tree."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Tuple
+
+from . import deps, runner, tree
+from .common import PACKAGE, WorkArea, project_root, say
+
+DEFAULT_KUNITCONFIG = project_root() / '.kunitconfig'
+QEMU_CONFIG = project_root() / 'kunit' / 'qemu_x86_64.py'
+
+
+def prepare() -> Tuple[WorkArea, tree.Tree, str]:
+    """Install what is missing and return the work area, tree and version."""
+    deps.ensure()
+    version = deps.installed_version(PACKAGE)
+    work = WorkArea.from_env()
+    if work.state_file.is_file():
+        last = work.state_file.read_text().strip()
+        if last and last != version:
+            say(f'{PACKAGE} is now {version}; the fork was last built on {last}')
+    return work, tree.ensure_tree(work, version), version
+
+
+def spec(work: WorkArea, src: tree.Tree, version: str, build_name: str,
+         kunitconfig: Path = DEFAULT_KUNITCONFIG, glob: str = '', timeout: int = 300,
+         jobs: int = 0) -> runner.RunSpec:
+    """The kunit.py invocation for one build folder of the work area."""
+    return runner.RunSpec(tree=src.path, build_dir=work.build_dir(version, build_name),
+                          kunitconfig=kunitconfig.resolve(), qemu_config=QEMU_CONFIG,
+                          glob=glob, timeout=timeout, jobs=jobs or os.cpu_count() or 1)

@@ -1,0 +1,148 @@
+"""Boot the fork kernel on the host's own root filesystem and run a command.
+
+The kernel is the KUnit build of tools/kunit (its kunitconfig includes
+kunit/guest.config), booted with kunit.enable=0 under QEMU's TCG. The
+root is the host's / shared read-only over 9p, so every program on the
+machine runs in the guest with no image to build; the run's folder is
+shared writable at the same path (guest-init). The command's status
+comes back through that folder: a guest that panics, hangs or never
+gets there has none, and fails the run.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from . import logscan
+from .common import ToolError, say
+
+GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
+
+# Programs guest tests use, and the Debian package that brings each.
+PACKAGES = {
+    'tc': 'iproute2', 'ip': 'iproute2', 'python3': 'python3', 'gcc': 'gcc',
+    'readelf': 'binutils', 'nm': 'binutils', 'objdump': 'binutils', 'perf': 'linux-perf',
+    'qemu-system-x86_64': 'qemu-system-x86', 'ping': 'iputils-ping',
+}
+
+
+def require_programs(names: Sequence[str]) -> None:
+    """Stop with one line naming the package when a program is missing."""
+    for name in names:
+        if '/' in name:
+            if not Path(name).exists():
+                raise ToolError(f'{name} does not exist on this machine')
+        elif not shutil.which(name):
+            package = PACKAGES.get(name)
+            hint = f': apt-get install {package}' if package else ''
+            raise ToolError(f'{name} is not installed on this machine{hint}')
+
+
+@dataclass
+class GuestRun:
+    """The outcome of one boot."""
+
+    variant: str
+    folder: Path
+    status: Optional[int] = None
+    timed_out: bool = False
+    boot_seconds: Optional[float] = None
+    reports: List[logscan.Report] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0 and not self.timed_out and not self.reports
+
+    def problem(self) -> str:
+        if self.timed_out:
+            return 'the guest did not finish before the timeout and was killed'
+        if self.status is None:
+            return 'the guest stopped before the command finished (panic or crash: see the log)'
+        if self.reports:
+            return f'{len(self.reports)} checker report(s) in the kernel log'
+        if self.status:
+            return f'the command exited with status {self.status}'
+        return ''
+
+
+def qemu_argv(image: Path, folder: Path, variant: str, memory_mb: int = 1024) -> List[str]:
+    """QEMU for a guest: q35 (its ACPI routes the virtio interrupts in
+    a second, i440fx's took 20 s here), TCG, no network card."""
+    append = ' '.join([
+        'console=ttyS0', 'quiet', 'panic=-1', 'kunit.enable=0',
+        'root=hostroot', 'rootfstype=9p', 'ro',
+        'rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose',
+        f'init={GUEST_INIT}', f'kfork_out={folder}', f'kfork_variant={variant}',
+    ])
+    return ['qemu-system-x86_64', '-machine', 'q35', '-accel', 'tcg', '-nodefaults',
+            '-nographic', '-no-reboot', '-m', str(memory_mb), '-bios', 'qboot.rom',
+            '-kernel', str(image), '-append', append,
+            '-fsdev', 'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
+            '-device', 'virtio-9p-pci,fsdev=root,mount_tag=hostroot',
+            '-fsdev', f'local,id=out,path={folder},security_model=none',
+            '-device', 'virtio-9p-pci,fsdev=out,mount_tag=kfork-out',
+            '-serial', 'stdio']
+
+
+def _command_script(command: Sequence[str], cwd: Path) -> str:
+    return f'#!/bin/sh\ncd {shlex.quote(str(cwd))} || exit 125\nexec {shlex.join(command)}\n'
+
+
+def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: Path,
+         timeout: int) -> GuestRun:
+    """Boot, run command in cwd, stream the console; judge the result."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / 'cmd').write_text(_command_script(command, cwd))
+    run = GuestRun(variant, folder)
+    console = folder / 'console.log'
+    start = time.monotonic()
+    with open(console, 'w', encoding='utf-8') as log, \
+            subprocess.Popen(qemu_argv(image, folder, variant), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors='backslashreplace') as proc:
+        assert proc.stdout is not None
+        stream = proc.stdout
+
+        def pump() -> None:
+            for line in stream:
+                log.write(line)
+                if line.startswith('kfork-guest: booted') and run.boot_seconds is None:
+                    run.boot_seconds = time.monotonic() - start
+                sys.stdout.write(line)
+                sys.stdout.flush()
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            run.timed_out = True
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=5)
+    status = folder / 'status'
+    if status.is_file() and status.read_text().strip().isdigit():
+        run.status = int(status.read_text().strip())
+    dmesg = folder / 'dmesg'
+    run.reports = logscan.scan((dmesg if dmesg.is_file() else console)
+                               .read_text(errors='replace'))
+    return run
+
+
+def announce(run: GuestRun) -> None:
+    from .runner import print_reports
+    print_reports(run.reports, run.variant)
+    if run.boot_seconds is not None:
+        say(f'{run.variant}: boot to the command took {run.boot_seconds:.1f} s')
+    if not run.ok:
+        say(f'{run.variant}: {run.problem()}; console log: {run.folder / "console.log"}')
