@@ -97,8 +97,9 @@ def _command_script(command: Sequence[str], cwd: Path) -> str:
 
 
 def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: Path,
-         timeout: int) -> GuestRun:
-    """Boot, run command in cwd, stream the console; judge the result."""
+         timeout: int, stream: bool = True) -> GuestRun:
+    """Boot, run command in cwd, stream the console (unless several
+    guests run at once); judge the result."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -111,15 +112,16 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              errors='backslashreplace') as proc:
         assert proc.stdout is not None
-        stream = proc.stdout
+        pipe = proc.stdout
 
         def pump() -> None:
-            for line in stream:
+            for line in pipe:
                 log.write(line)
                 if line.startswith('kfork-guest: booted') and run.boot_seconds is None:
                     run.boot_seconds = time.monotonic() - start
-                sys.stdout.write(line)
-                sys.stdout.flush()
+                if stream:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()

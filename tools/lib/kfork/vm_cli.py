@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import threading
+import time
 from pathlib import Path
-from typing import NoReturn, Optional, Sequence
+from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from . import runner, session, tree, vm
-from .common import ToolError
+from . import deps, guest_tests, runner, session, tree, vm
+from .common import PACKAGE, ToolError, WorkArea, project_root, say
 
 DESCRIPTION = """\
 Boot the kernel that tools/kunit builds (fork, or --upstream-impl) under
@@ -19,6 +22,16 @@ verbs:
   run [--upstream-impl] CMD [ARG...]
                     boot, run CMD in the current folder, stream its
                     output, exit with its status
+  test [--upstream-impl] [SUITE...]
+                    run upstream's selftests in the guest (ftrace:
+                    ftracetest kprobe/ and dynevent/; tdc: tc-testing's
+                    hhf and fq_pie) and judge them against the baseline
+                    in tools/guest/baseline/
+  compare [SUITE...]
+                    test on both builds and print one table
+  baseline [SUITE...]
+                    record the upstream implementation's results as the
+                    new baseline (review the diff like code)
 
 The run fails (exit 1) when the command fails, the guest panics or hangs
 past --timeout, or the kernel log holds a KASAN, UBSAN, lockdep or WARN
@@ -46,6 +59,20 @@ def _parser() -> argparse.ArgumentParser:
                      help='boot the last build as it is, without make')
     run.add_argument('command', nargs=argparse.REMAINDER, metavar='CMD',
                      help='the command and its arguments')
+    for name, what in (('test', 'run the guest test suites'),
+                       ('compare', 'run the guest suites on both builds'),
+                       ('baseline', 'record the upstream build\'s results')):
+        verb = verbs.add_parser(name, help=what)
+        if name == 'test':
+            verb.add_argument('--upstream-impl', action='store_true',
+                              help='the build with the distro\'s implementation files')
+        verb.add_argument('suites', nargs='*', metavar='SUITE',
+                          help=f'suites to run (default: all of {", ".join(guest_tests.SUITES)})')
+        verb.add_argument('--timeout', type=int, default=1800,
+                          help='seconds before the guest is killed (default: 1800)')
+        if name == 'baseline':
+            verb.add_argument('--last-run', action='store_true',
+                              help='record the last upstream-impl run instead of booting')
     return parser
 
 
@@ -77,11 +104,141 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _suites(names: Sequence[str]) -> List[str]:
+    unknown = [n for n in names if n not in guest_tests.SUITES]
+    if unknown:
+        raise ToolError(f'unknown suite {unknown[0]} (suites: {", ".join(guest_tests.SUITES)})')
+    return list(names) or list(guest_tests.SUITES)
+
+
+def _boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
+                 timeout: int, stream: bool) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
+    """Boot once and run the suites; their results by suite and test."""
+    src = WorkArea.from_env().src
+    command = [str(project_root() / 'tools/guest/run'), str(src), *suites]
+    run = vm.boot(image, folder, variant, command, project_root(), timeout, stream)
+    results = {}
+    for suite in suites:
+        out = folder / f'{suite}.out'
+        text = out.read_text(errors='replace') if out.is_file() else ''
+        results[suite] = guest_tests.PARSERS[suite](text)
+    return run, results
+
+
+def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
+                ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
+    """Build each variant, then boot them all at once: each guest is one
+    single-threaded TCG process, so two fill the machine's two cores."""
+    vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip'])
+    images = {v: kernel_image(v, True) for v in variants}
+    if len(variants) > 1:
+        say(f'booting {" and ".join(variants)} at once; consoles in '
+            f'{", ".join(str(f / "console.log") for _, f in images.values())}')
+    runs: Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]] = {}
+
+    def one(variant: str) -> None:
+        image, folder = images[variant]
+        runs[variant] = _boot_suites(variant, image, folder, suites, timeout,
+                                     stream=len(variants) == 1)
+
+    threads = [threading.Thread(target=one, args=(v,)) for v in variants]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for variant in variants:
+        vm.announce(runs[variant][0])
+    return {v: runs[v] for v in variants}
+
+
+def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
+    runs = _run_suites(variants, suites, timeout)
+    ok = all(run.ok for run, _ in runs.values())
+    totals = [0, 0, 0]
+    table: List[Tuple[str, str, Dict[str, guest_tests.Verdict]]] = []
+    for suite in suites:
+        baseline = guest_tests.load_baseline(suite)
+        for variant, (_, results) in runs.items():
+            verdicts = guest_tests.judge(variant, baseline, results[suite])
+            lines = guest_tests.tap(f'{suite} ({variant})', verdicts)
+            print('\n'.join(lines))
+            counts = [int(x) for x in re.findall(r'(\d+) (?:passed|failed|skipped)', lines[-1])]
+            totals = [a + b for a, b in zip(totals, counts)]
+            table.append((suite, variant, {v.name: v for v in verdicts}))
+    if len(variants) > 1:
+        print('\n'.join(_table(table, variants)))
+    if not ok:
+        totals[1] += 1
+    print(f'guest: {totals[0]} passed, {totals[1]} failed, {totals[2]} skipped')
+    return 0 if ok and totals[1] == 0 else 1
+
+
+def _table(rows: Sequence[Tuple[str, str, Dict[str, guest_tests.Verdict]]],
+           variants: Sequence[str]) -> List[str]:
+    """test | upstream-impl | fork, differences marked."""
+    by_suite: Dict[str, Dict[str, Dict[str, guest_tests.Verdict]]] = {}
+    for suite, variant, verdicts in rows:
+        by_suite.setdefault(suite, {})[variant] = verdicts
+    out = [f'{"test":<60} {"upstream-impl":>13} {"fork":>13}']
+    for suite, per_variant in by_suite.items():
+        names = sorted(set().union(*(set(v) for v in per_variant.values())))
+        for name in names:
+            got = [per_variant.get(v, {}).get(name) for v in ('upstream-impl', 'fork')]
+            cells = [g.got if g else '-' for g in got]
+            mark = '  <-- differs' if cells[0] != cells[1] else ''
+            out.append(f'{(suite + ": " + name)[:60]:<60} {cells[0]:>13} {cells[1]:>13}{mark}')
+    return out
+
+
+def _last_run(suites: Sequence[str]) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
+    """The results a finished upstream-impl guest run left behind."""
+    folder = WorkArea.from_env().root / 'vm' / 'upstream-impl'
+    run = vm.GuestRun('upstream-impl', folder)
+    status = folder / 'status'
+    if status.is_file() and status.read_text().strip().isdigit():
+        run.status = int(status.read_text())
+    dmesg = folder / 'dmesg'
+    if dmesg.is_file():
+        run.reports = vm.logscan.scan(dmesg.read_text(errors='replace'))
+    results = {}
+    for suite in suites:
+        out = folder / f'{suite}.out'
+        results[suite] = guest_tests.PARSERS[suite](out.read_text(errors='replace')
+                                                     if out.is_file() else '')
+    return run, results
+
+
+def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
+    if last_run:
+        run, results = _last_run(suites)
+    else:
+        run, results = _run_suites(['upstream-impl'], suites, timeout)['upstream-impl']
+    if run.status is None or run.timed_out or run.reports:
+        raise ToolError(f'not recording a baseline from a broken run: {run.problem()}')
+    version = deps.installed_version(PACKAGE)
+    for suite in suites:
+        if not results[suite]:
+            raise ToolError(f'{suite} produced no results: see {run.folder / (suite + ".out")}')
+        header = (f'{suite} on the upstream implementation, {PACKAGE} {version}, '
+                  f'recorded {time.strftime("%Y-%m-%d")} by tools/vm baseline.\n'
+                  'STATUS<TAB>test; the fork must pass every PASS line.')
+        path = guest_tests.write_baseline(suite, results[suite], header)
+        print(f'{path}: {len(results[suite])} tests')
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.verb == 'run':
             return _run(args)
+        if args.verb == 'test':
+            variant = 'upstream-impl' if args.upstream_impl else 'fork'
+            return _test([variant], _suites(args.suites), args.timeout)
+        if args.verb == 'compare':
+            return _test(['upstream-impl', 'fork'], _suites(args.suites), args.timeout)
+        if args.verb == 'baseline':
+            return _baseline(_suites(args.suites), args.timeout, args.last_run)
         _parser().print_help()
         return 2
     except ToolError as err:

@@ -1,0 +1,115 @@
+"""Upstream's selftests run in the guest, judged against a baseline.
+
+The baseline (tools/guest/baseline/SUITE.txt) records what each test
+does on the upstream implementation in this setup, and is reviewed like
+code. The fork must pass every test that passes there; a test that does
+better on the fork is reported, not failed. On the upstream
+implementation itself any difference fails: the baseline is stale.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List
+
+from .common import project_root
+
+SUITES = ('ftrace', 'tdc')
+PASS = 'PASS'
+BASELINE_DIR = project_root() / 'tools' / 'guest' / 'baseline'
+
+_FTRACE = re.compile(r'^\[(\d+)\]\s*(.*?)\s*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL)\]\s*$')
+_TAP = re.compile(r'^(ok|not ok) \d+ (.*?)\s*(# (skip|SKIP|skipped).*)?$')
+
+
+def parse_ftrace(text: str) -> Dict[str, str]:
+    """ftracetest's '[N] description<TAB>[RESULT]' lines."""
+    results: Dict[str, str] = {}
+    for line in text.splitlines():
+        m = _FTRACE.match(line.strip())
+        if m:
+            results[m.group(2)] = m.group(3)
+    return results
+
+
+def parse_tdc(text: str) -> Dict[str, str]:
+    """tdc's TAP: 'ok N ID - name', 'not ok ...', '# skipped ...'."""
+    results: Dict[str, str] = {}
+    for line in text.splitlines():
+        m = _TAP.match(line.strip())
+        if m:
+            name = m.group(2)
+            results[name] = 'SKIP' if m.group(3) else (PASS if m.group(1) == 'ok' else 'FAIL')
+    return results
+
+
+PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc}
+
+
+def load_baseline(suite: str, base: Path = BASELINE_DIR) -> Dict[str, str]:
+    path = base / f'{suite}.txt'
+    results: Dict[str, str] = {}
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            if line.strip() and not line.startswith('#'):
+                status, _, name = line.partition('\t')
+                results[name] = status
+    return results
+
+
+def write_baseline(suite: str, results: Dict[str, str], header: str,
+                   base: Path = BASELINE_DIR) -> Path:
+    base.mkdir(parents=True, exist_ok=True)
+    path = base / f'{suite}.txt'
+    lines = [f'# {line}' for line in header.splitlines()]
+    lines += [f'{status}\t{name}' for name, status in sorted(results.items())]
+    path.write_text('\n'.join(lines) + '\n')
+    return path
+
+
+@dataclass(frozen=True)
+class Verdict:
+    name: str
+    baseline: str
+    got: str
+    failed: bool
+    note: str
+
+
+def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str]) -> List[Verdict]:
+    """One verdict per test named in the baseline or the run."""
+    verdicts = []
+    for name in sorted(set(baseline) | set(got)):
+        base, now = baseline.get(name, 'ABSENT'), got.get(name, 'ABSENT')
+        if base == now:
+            verdicts.append(Verdict(name, base, now, False, ''))
+        elif variant == 'upstream-impl':
+            verdicts.append(Verdict(name, base, now, True,
+                                    f'baseline says {base}: the baseline is stale '
+                                    f'or the setup changed (tools/vm baseline)'))
+        elif base == PASS:
+            verdicts.append(Verdict(name, base, now, True, f'passes on upstream, {now} here'))
+        else:
+            verdicts.append(Verdict(name, base, now, False, f'{base} on upstream, {now} here'))
+    return verdicts
+
+
+def tap(suite: str, verdicts: List[Verdict]) -> List[str]:
+    """TAP lines and the closing 'SUITE: N passed, N failed, N skipped'."""
+    lines = [f'# guest suite {suite}', f'1..{len(verdicts)}']
+    passed = failed = skipped = 0
+    for n, v in enumerate(verdicts, 1):
+        note = f' # {v.note}' if v.note else ''
+        if v.failed:
+            failed += 1
+            lines.append(f'not ok {n} {v.name}{note}')
+        elif v.got == PASS:
+            passed += 1
+            lines.append(f'ok {n} {v.name}{note}')
+        else:
+            skipped += 1
+            lines.append(f'ok {n} {v.name} # SKIP {v.got} as on upstream{note and ", " + v.note}')
+    lines.append(f'{suite}: {passed} passed, {failed} failed, {skipped} skipped')
+    return lines
