@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from . import deps, guest_tests, runner, session, tree, vm
+from . import deps, guest_tests, logscan, runner, session, tree, vm
 from .common import PACKAGE, ToolError, WorkArea, project_root, say
 
 DESCRIPTION = """\
@@ -38,6 +38,11 @@ past --timeout, or the kernel log holds a KASAN, UBSAN, lockdep or WARN
 report. The command sees $KFORK_OUT, a folder the host keeps: the run's
 console.log, dmesg and status are there too ($KFORK_WORK/vm/VARIANT).
 """
+
+
+# What the guest suites run on the host's root: tdc is Python and drives
+# tc and ip; ftracetest is POSIX sh with the usual tools.
+GUEST_TEST_PACKAGES = ['iproute2', 'python3']
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,6 +134,7 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
                 ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
     """Build each variant, then boot them all at once: each guest is one
     single-threaded TCG process, so two fill the machine's two cores."""
+    deps.ensure(GUEST_TEST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip'])
     images = {v: kernel_image(v, True) for v in variants}
     if len(variants) > 1:
@@ -199,7 +205,7 @@ def _last_run(suites: Sequence[str]) -> Tuple[vm.GuestRun, Dict[str, Dict[str, s
         run.status = int(status.read_text())
     dmesg = folder / 'dmesg'
     if dmesg.is_file():
-        run.reports = vm.logscan.scan(dmesg.read_text(errors='replace'))
+        run.reports = logscan.scan(dmesg.read_text(errors="replace"))
     results = {}
     for suite in suites:
         out = folder / f'{suite}.out'
