@@ -54,6 +54,8 @@ REASONS = {
     'Kprobe dynamic event - probing module':
         'needs the trace-printk sample module (SAMPLE_TRACE_PRINTK=m, modprobe); '
         'the guest kernel has no modules',
+    'Kprobe dynamic event with function tracer':
+        'needs stack_trace_filter (CONFIG_STACK_TRACER), not in the build yet',
 }
 
 

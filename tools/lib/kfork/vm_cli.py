@@ -97,8 +97,7 @@ def kernel_image(variant: str, build: bool) -> tuple[Path, Path]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    command = [c for c in args.command if c != '--'] if args.command[:1] == ['--'] \
-        else list(args.command)
+    command = args.command[1:] if args.command[:1] == ['--'] else list(args.command)
     if not command:
         raise ToolError('run needs a command')
     vm.require_programs(['qemu-system-x86_64', command[0]])
@@ -122,12 +121,17 @@ def _boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
     src = WorkArea.from_env().src
     command = [str(project_root() / 'tools/guest/run'), str(src), *suites]
     run = vm.boot(image, folder, variant, command, project_root(), timeout, stream)
+    return run, _read_results(folder, suites)
+
+
+def _read_results(folder: Path, suites: Sequence[str]) -> Dict[str, Dict[str, str]]:
+    """Each suite's results from the raw output its guest run left."""
     results = {}
     for suite in suites:
         out = folder / f'{suite}.out'
         text = out.read_text(errors='replace') if out.is_file() else ''
         results[suite] = guest_tests.PARSERS[suite](text)
-    return run, results
+    return results
 
 
 def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
@@ -205,13 +209,8 @@ def _last_run(suites: Sequence[str]) -> Tuple[vm.GuestRun, Dict[str, Dict[str, s
         run.status = int(status.read_text())
     dmesg = folder / 'dmesg'
     if dmesg.is_file():
-        run.reports = logscan.scan(dmesg.read_text(errors="replace"))
-    results = {}
-    for suite in suites:
-        out = folder / f'{suite}.out'
-        results[suite] = guest_tests.PARSERS[suite](out.read_text(errors='replace')
-                                                     if out.is_file() else '')
-    return run, results
+        run.reports = logscan.scan(dmesg.read_text(errors='replace'))
+    return run, _read_results(folder, suites)
 
 
 def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
