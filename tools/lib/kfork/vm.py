@@ -73,11 +73,15 @@ class GuestRun:
         return ''
 
 
-def qemu_argv(image: Path, folder: Path, variant: str, memory_mb: int = 1024) -> List[str]:
+def qemu_argv(image: Path, folder: Path, variant: str, kmemleak: bool = False,
+              memory_mb: int = 1024) -> List[str]:
     """QEMU for a guest: q35 (its ACPI routes the virtio interrupts in
-    a second, i440fx's took 20 s here), TCG, no network card."""
+    a second, i440fx's took 20 s here), TCG, no network card. kmemleak
+    only when asked for: tracking every allocation doubles boot time
+    and slows every test, and only a test that scans can use it."""
     append = ' '.join([
         'console=ttyS0', 'quiet', 'panic=-1', 'kunit.enable=0',
+        'kmemleak=on' if kmemleak else 'kmemleak=off',
         'root=hostroot', 'rootfstype=9p', 'ro',
         'rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose',
         f'init={GUEST_INIT}', f'kfork_out={folder}', f'kfork_variant={variant}',
@@ -97,7 +101,7 @@ def _command_script(command: Sequence[str], cwd: Path) -> str:
 
 
 def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: Path,
-         timeout: int, stream: bool = True) -> GuestRun:
+         timeout: int, stream: bool = True, kmemleak: bool = False) -> GuestRun:
     """Boot, run command in cwd, stream the console (unless several
     guests run at once); judge the result."""
     if folder.exists():
@@ -108,7 +112,7 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
     console = folder / 'console.log'
     start = time.monotonic()
     with open(console, 'w', encoding='utf-8') as log, \
-            subprocess.Popen(qemu_argv(image, folder, variant), stdin=subprocess.DEVNULL,
+            subprocess.Popen(qemu_argv(image, folder, variant, kmemleak), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              errors='backslashreplace') as proc:
         assert proc.stdout is not None

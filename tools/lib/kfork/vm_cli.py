@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
                      help='seconds before the guest is killed (default: 600)')
     run.add_argument('--no-build', action='store_true',
                      help='boot the last build as it is, without make')
+    run.add_argument('--kmemleak', action='store_true',
+                     help='boot with kmemleak on (the command scans: echo scan > '
+                          '/sys/kernel/debug/kmemleak); slower')
     run.add_argument('command', nargs=argparse.REMAINDER, metavar='CMD',
                      help='the command and its arguments')
     for name, what in (('test', 'run the guest test suites'),
@@ -103,7 +106,8 @@ def _run(args: argparse.Namespace) -> int:
     vm.require_programs(['qemu-system-x86_64', command[0]])
     variant = 'upstream-impl' if args.upstream_impl else 'fork'
     image, folder = kernel_image(variant, not args.no_build)
-    result = vm.boot(image, folder, variant, command, Path.cwd(), args.timeout)
+    result = vm.boot(image, folder, variant, command, Path.cwd(), args.timeout,
+                     kmemleak=args.kmemleak)
     vm.announce(result)
     return 0 if result.ok else 1
 
