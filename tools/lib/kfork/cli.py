@@ -6,10 +6,10 @@ import argparse
 import hashlib
 import sys
 from pathlib import Path
-from typing import Dict, List, NoReturn, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from . import deps, runner, session, tree
-from .common import PACKAGE, ToolError, WorkArea, project_root
+from .common import PACKAGE, WorkArea, guard, project_root, verb_parser
 
 DESCRIPTION = """\
 Build Debian's linux-source-6.1 with the project's kernel-overlay/ and
@@ -36,18 +36,9 @@ tree, builds and ccache live in $KFORK_WORK (default /var/tmp/kfork).
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with usage errors as the one-line errors of the tool."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f'tools/kunit: error: {message} (see tools/kunit --help)', file=sys.stderr)
-        sys.exit(2)
-
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog='tools/kunit', description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    verbs = parser.add_subparsers(dest='verb', metavar='VERB', parser_class=_Parser)
+    parser, verbs = verb_parser('tools/kunit', DESCRIPTION)
 
     def suites(p: argparse.ArgumentParser) -> None:
         p.add_argument('glob', nargs='?', default='', metavar='GLOB',
@@ -169,37 +160,34 @@ def _status() -> int:
     return 0
 
 
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.verb == 'run':
+        variant = 'upstream-impl' if args.upstream_impl else 'fork'
+        return _close(_run_variants(args, [variant]))
+    if args.verb == 'compare':
+        outcomes = _run_variants(args, list(tree.VARIANTS))
+        for line in _suite_table(outcomes):
+            print(line)
+        return _close(outcomes)
+    if args.verb in ('patches', 'sync'):
+        variant = 'upstream-impl' if args.upstream_impl else 'fork'
+        _, src, _ = session.prepare()
+        tree.sync(src, tree.default_overlay(), variant)
+        if args.verb == 'sync':
+            print(src.path)
+        else:
+            for name in tree.export_series(src, variant, args.dir):
+                print(name)
+        return 0
+    if args.verb == 'status':
+        return _status()
+    _parser().print_help()
+    return 2
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        if args.verb == 'run':
-            variant = 'upstream-impl' if args.upstream_impl else 'fork'
-            return _close(_run_variants(args, [variant]))
-        if args.verb == 'compare':
-            outcomes = _run_variants(args, list(tree.VARIANTS))
-            for line in _suite_table(outcomes):
-                print(line)
-            return _close(outcomes)
-        if args.verb in ('patches', 'sync'):
-            variant = 'upstream-impl' if args.upstream_impl else 'fork'
-            _, src, _ = session.prepare()
-            tree.sync(src, tree.default_overlay(), variant)
-            if args.verb == 'sync':
-                print(src.path)
-            else:
-                for name in tree.export_series(src, variant, args.dir):
-                    print(name)
-            return 0
-        if args.verb == 'status':
-            return _status()
-        _parser().print_help()
-        return 2
-    except ToolError as err:
-        print(f'tools/kunit: error: {err}', file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print('tools/kunit: interrupted', file=sys.stderr)
-        return 130
+    return guard('tools/kunit', lambda: _dispatch(args))
 
 
 if __name__ == '__main__':

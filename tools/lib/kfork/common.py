@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, NoReturn, Optional, Sequence, Tuple
 
 PACKAGE = 'linux-source-6.1'
 TARBALL = Path('/usr/src/linux-source-6.1.tar.xz')
@@ -75,3 +76,31 @@ def run(cmd: Sequence[str], *, cwd: Optional[Path] = None,
         detail = err[-1] if err else f'exit status {proc.returncode}'
         raise ToolError(f'{" ".join(cmd[:3])}: {detail}')
     return proc
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are the tool's one-line errors."""
+
+    def error(self, message: str) -> NoReturn:
+        tool = self.prog.split()[0]
+        print(f'{tool}: error: {message} (see {tool} --help)', file=sys.stderr)
+        sys.exit(2)
+
+
+def verb_parser(prog: str, description: str) -> Tuple[Parser, 'argparse._SubParsersAction[Any]']:
+    """A tool's parser and the subparsers its verbs are added to."""
+    parser = Parser(prog=prog, description=description,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    return parser, parser.add_subparsers(dest='verb', metavar='VERB', parser_class=Parser)
+
+
+def guard(prog: str, body: Callable[[], int]) -> int:
+    """Run a tool's verb: a ToolError becomes one line and exit status 2."""
+    try:
+        return body()
+    except ToolError as err:
+        print(f'{prog}: error: {err}', file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f'{prog}: interrupted', file=sys.stderr)
+        return 130

@@ -8,10 +8,10 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import deps, guest_tests, logscan, runner, session, tree, vm
-from .common import PACKAGE, ToolError, WorkArea, project_root, say
+from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
 
 DESCRIPTION = """\
 Boot the kernel that tools/kunit builds (fork, or --upstream-impl) under
@@ -45,16 +45,9 @@ console.log, dmesg and status are there too ($KFORK_WORK/vm/VARIANT).
 GUEST_TEST_PACKAGES = ['iproute2', 'python3']
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        print(f'tools/vm: error: {message} (see tools/vm --help)', file=sys.stderr)
-        sys.exit(2)
-
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog='tools/vm', description=DESCRIPTION,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    verbs = parser.add_subparsers(dest='verb', metavar='VERB', parser_class=_Parser)
+    parser, verbs = verb_parser('tools/vm', DESCRIPTION)
     run = verbs.add_parser('run', help='boot and run a command')
     run.add_argument('--upstream-impl', action='store_true',
                      help='the build with the distro\'s implementation files')
@@ -236,23 +229,20 @@ def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
     return 0
 
 
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.verb == 'run':
+        return _run(args)
+    if args.verb == 'test':
+        variant = 'upstream-impl' if args.upstream_impl else 'fork'
+        return _test([variant], _suites(args.suites), args.timeout)
+    if args.verb == 'compare':
+        return _test(['upstream-impl', 'fork'], _suites(args.suites), args.timeout)
+    if args.verb == 'baseline':
+        return _baseline(_suites(args.suites), args.timeout, args.last_run)
+    _parser().print_help()
+    return 2
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        if args.verb == 'run':
-            return _run(args)
-        if args.verb == 'test':
-            variant = 'upstream-impl' if args.upstream_impl else 'fork'
-            return _test([variant], _suites(args.suites), args.timeout)
-        if args.verb == 'compare':
-            return _test(['upstream-impl', 'fork'], _suites(args.suites), args.timeout)
-        if args.verb == 'baseline':
-            return _baseline(_suites(args.suites), args.timeout, args.last_run)
-        _parser().print_help()
-        return 2
-    except ToolError as err:
-        print(f'tools/vm: error: {err}', file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print('tools/vm: interrupted', file=sys.stderr)
-        return 130
+    return guard('tools/vm', lambda: _dispatch(args))
