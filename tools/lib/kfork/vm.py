@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from . import logscan
-from .common import ToolError, say
+from .common import ToolError, WorkArea, project_root, say
 
 GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
 
@@ -73,18 +73,24 @@ class GuestRun:
         return ''
 
 
-def qemu_argv(image: Path, folder: Path, variant: str, kmemleak: bool = False,
-              memory_mb: int = 1024) -> List[str]:
+def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
+              kmemleak: bool = False, memory_mb: int = 1024) -> List[str]:
     """QEMU for a guest: q35 (its ACPI routes the virtio interrupts in
     a second, i440fx's took 20 s here), TCG, no network card. kmemleak
     only when asked for: tracking every allocation doubles boot time
-    and slows every test, and only a test that scans can use it."""
+    and slows every test, and only a test that scans can use it. keep:
+    host folders the guest must see although they are under /tmp."""
+    for path in (folder, *keep):
+        if any(c.isspace() for c in str(path)):
+            raise ToolError(f'{path}: a path with white space cannot go on the '
+                            f'kernel command line; move it or set KFORK_WORK')
     append = ' '.join([
         'console=ttyS0', 'quiet', 'panic=-1', 'kunit.enable=0',
         'kmemleak=on' if kmemleak else 'kmemleak=off',
         'root=hostroot', 'rootfstype=9p', 'ro',
         'rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose',
         f'init={GUEST_INIT}', f'kfork_out={folder}', f'kfork_variant={variant}',
+        f'kfork_keep={":".join(str(p) for p in keep)}',
     ])
     return ['qemu-system-x86_64', '-machine', 'q35', '-accel', 'tcg', '-nodefaults',
             '-nographic', '-no-reboot', '-m', str(memory_mb), '-bios', 'qboot.rom',
@@ -100,6 +106,11 @@ def _command_script(command: Sequence[str], cwd: Path) -> str:
     return f'#!/bin/sh\ncd {shlex.quote(str(cwd))} || exit 125\nexec {shlex.join(command)}\n'
 
 
+def _keep(cwd: Path) -> List[Path]:
+    """What a guest command may need from the host besides its folder."""
+    return [project_root(), cwd, WorkArea.from_env().root]
+
+
 def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: Path,
          timeout: int, stream: bool = True, kmemleak: bool = False) -> GuestRun:
     """Boot, run command in cwd, stream the console (unless several
@@ -112,7 +123,7 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
     console = folder / 'console.log'
     start = time.monotonic()
     with open(console, 'w', encoding='utf-8') as log, \
-            subprocess.Popen(qemu_argv(image, folder, variant, kmemleak), stdin=subprocess.DEVNULL,
+            subprocess.Popen(qemu_argv(image, folder, variant, _keep(cwd), kmemleak), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              errors='backslashreplace') as proc:
         assert proc.stdout is not None
