@@ -34,6 +34,11 @@ class GuestTestsTest(unittest.TestCase):
             'Kprobe dynamic event - probing module': 'UNRESOLVED',
             'Kprobe event argument syntax': 'FAIL'})
 
+    def test_a_case_cut_off_by_the_timeout_is_named(self) -> None:
+        text = '[1] Kprobe profile\t[PASS]\n[2] Kprobe event parser error log check'
+        self.assertEqual(gt.parse_ftrace(text), {'Kprobe profile': 'PASS',
+                                                 'Kprobe event parser error log check': 'TIMEOUT'})
+
     def test_parse_tdc(self) -> None:
         self.assertEqual(gt.parse_tdc(TDC), {
             '4812 - Create HHF with default setting': 'PASS',

@@ -24,13 +24,22 @@ _FTRACE = re.compile(r'^\[(\d+)\]\s*(.*?)\s*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNS
 _TAP = re.compile(r'^(ok|not ok) \d+ (.*?)\s*(# (skip|SKIP|skipped).*)?$')
 
 
+_FTRACE_STARTED = re.compile(r'^\[(\d+)\]\s*(.*?)\s*$')
+
+
 def parse_ftrace(text: str) -> Dict[str, str]:
-    """ftracetest's '[N] description<TAB>[RESULT]' lines."""
+    """ftracetest's '[N] description<TAB>[RESULT]' lines; a case that
+    started but never printed its result (killed at the timeout) is
+    TIMEOUT, so the report names it."""
     results: Dict[str, str] = {}
     for line in text.splitlines():
         m = _FTRACE.match(line.strip())
         if m:
             results[m.group(2)] = m.group(3)
+            continue
+        started = _FTRACE_STARTED.match(line.strip())
+        if started and started.group(2):
+            results[started.group(2)] = 'TIMEOUT'
     return results
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from . import logscan
+from .runner import print_reports
 from .common import ToolError, WorkArea, project_root, say
 
 GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
@@ -122,9 +123,10 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
     run = GuestRun(variant, folder)
     console = folder / 'console.log'
     start = time.monotonic()
+    argv = qemu_argv(image, folder, variant, _keep(cwd), kmemleak)
     with open(console, 'w', encoding='utf-8') as log, \
-            subprocess.Popen(qemu_argv(image, folder, variant, _keep(cwd), kmemleak), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True,
                              errors='backslashreplace') as proc:
         assert proc.stdout is not None
         pipe = proc.stdout
@@ -157,7 +159,6 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
 
 
 def announce(run: GuestRun) -> None:
-    from .runner import print_reports
     print_reports(run.reports, run.variant)
     if run.boot_seconds is not None:
         say(f'{run.variant}: boot to the command took {run.boot_seconds:.1f} s')
