@@ -1,10 +1,14 @@
-"""Upstream's selftests run in the guest, judged against a baseline.
+"""The guest suites and how each is judged.
 
-The baseline (tools/guest/baseline/SUITE.txt) records what each test
-does on the upstream implementation in this setup, and is reviewed like
-code. The fork must pass every test that passes there; a test that does
-better on the fork is reported, not failed. On the upstream
-implementation itself any difference fails: the baseline is stale.
+Upstream's selftests (ftrace, tdc) are judged against a baseline: the
+file tools/guest/baseline/SUITE.txt records what each test does on the
+upstream implementation in this setup, and is reviewed like code. The
+fork must pass every test that passes there; a test that does better on
+the fork is reported, not failed. On the upstream implementation itself
+any difference fails: the baseline is stale.
+
+The project's own suites (uprobe, traffic) print TAP with a plan, and
+every case must pass on both builds.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from typing import Dict, List
 
 from .common import project_root
 
-SUITES = ('ftrace', 'tdc')
+BASELINE_SUITES = ('ftrace', 'tdc')
+OWN_SUITES = ('uprobe', 'traffic')
+SUITES = BASELINE_SUITES + OWN_SUITES
 PASS = 'PASS'
 BASELINE_DIR = project_root() / 'tools' / 'guest' / 'baseline'
 
@@ -54,7 +60,22 @@ def parse_tdc(text: str) -> Dict[str, str]:
     return results
 
 
-PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc}
+_PLAN = re.compile(r'^1\.\.(\d+)$')
+
+
+def parse_own(text: str) -> Dict[str, str]:
+    """The project's own TAP: each case by name; cases the plan promised
+    but the output never reached (a crash, a kill) fail under one name."""
+    results = parse_tdc(text)
+    plans = [int(m.group(1)) for m in map(_PLAN.match, text.splitlines()) if m]
+    if not plans:
+        results['(no TAP plan: the suite did not run)'] = 'FAIL'
+    elif len(results) < plans[-1]:
+        results[f'(plan of {plans[-1]}: {plans[-1] - len(results)} cases never reported)'] = 'FAIL'
+    return results
+
+
+PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc, 'uprobe': parse_own, 'traffic': parse_own}
 
 
 # Why a test cannot pass in this setup on any implementation; written
@@ -79,6 +100,14 @@ def load_baseline(suite: str, base: Path = BASELINE_DIR) -> Dict[str, str]:
     return results
 
 
+def expected(suite: str, got: Dict[str, str]) -> Dict[str, str]:
+    """What each test should do: the baseline, or for the project's own
+    suites a pass of every case."""
+    if suite in OWN_SUITES:
+        return {name: PASS for name in got}
+    return load_baseline(suite)
+
+
 def write_baseline(suite: str, results: Dict[str, str], header: str,
                    base: Path = BASELINE_DIR) -> Path:
     base.mkdir(parents=True, exist_ok=True)
@@ -101,13 +130,16 @@ class Verdict:
     note: str
 
 
-def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str]) -> List[Verdict]:
+def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str],
+          own: bool = False) -> List[Verdict]:
     """One verdict per test named in the baseline or the run."""
     verdicts = []
     for name in sorted(set(baseline) | set(got)):
         base, now = baseline.get(name, 'ABSENT'), got.get(name, 'ABSENT')
         if base == now:
             verdicts.append(Verdict(name, base, now, False, ''))
+        elif own:
+            verdicts.append(Verdict(name, base, now, True, f'{now} on {variant}'))
         elif variant == 'upstream-impl':
             verdicts.append(Verdict(name, base, now, True,
                                     f'baseline says {base}: the baseline is stale '

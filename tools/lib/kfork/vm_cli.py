@@ -23,15 +23,19 @@ verbs:
                     boot, run CMD in the current folder, stream its
                     output, exit with its status
   test [--upstream-impl] [SUITE...]
-                    run upstream's selftests in the guest (ftrace:
+                    run the guest suites: upstream's selftests (ftrace:
                     ftracetest kprobe/ and dynevent/; tdc: tc-testing's
-                    hhf and fq_pie) and judge them against the baseline
-                    in tools/guest/baseline/
+                    hhf and fq_pie), judged against the baseline in
+                    tools/guest/baseline/, and the project's own (uprobe:
+                    uprobe events on a program compiled in the guest;
+                    traffic: pie and hhf under real traffic), whose every
+                    case must pass
   compare [SUITE...]
                     test on both builds and print one table
   baseline [SUITE...]
-                    record the upstream implementation's results as the
-                    new baseline (review the diff like code)
+                    record the upstream implementation's results of
+                    ftrace and tdc as the new baseline (review the diff
+                    like code)
 
 The run fails (exit 1) when the command fails, the guest panics or hangs
 past --timeout, or the kernel log holds a KASAN, UBSAN, lockdep or WARN
@@ -40,11 +44,10 @@ console.log, dmesg and status are there too ($KFORK_WORK/vm/VARIANT).
 """
 
 
-# What the guest suites run on the host's root: tdc is Python and drives
-# tc and ip; ftracetest is POSIX sh with the usual tools.
-GUEST_TEST_PACKAGES = ['iproute2', 'python3']
-
-
+# What the guest suites run on the host's root: tdc and the project's
+# suites are Python driving tc and ip; ftracetest is POSIX sh with the
+# usual tools; the uprobe suite compiles its target and reads the ELF.
+GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'binutils']
 
 def _parser() -> argparse.ArgumentParser:
     parser, verbs = verb_parser('tools/vm', DESCRIPTION)
@@ -105,11 +108,11 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _suites(names: Sequence[str]) -> List[str]:
-    unknown = [n for n in names if n not in guest_tests.SUITES]
+def _suites(names: Sequence[str], known: Sequence[str] = guest_tests.SUITES) -> List[str]:
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ToolError(f'unknown suite {unknown[0]} (suites: {", ".join(guest_tests.SUITES)})')
-    return list(names) or list(guest_tests.SUITES)
+        raise ToolError(f'unknown suite {unknown[0]} (suites: {", ".join(known)})')
+    return list(names) or list(known)
 
 
 def _boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
@@ -136,7 +139,8 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
     """Build each variant, then boot them all at once: each guest is one
     single-threaded TCG process, so two fill the machine's two cores."""
     deps.ensure(GUEST_TEST_PACKAGES)
-    vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip'])
+    vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip', 'gcc', 'readelf',
+                        'nm', 'objdump'])
     images = {v: kernel_image(v, True) for v in variants}
     if len(variants) > 1:
         say(f'booting {" and ".join(variants)} at once; consoles in '
@@ -164,9 +168,9 @@ def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
     totals = [0, 0, 0]
     table: List[Tuple[str, str, Dict[str, guest_tests.Verdict]]] = []
     for suite in suites:
-        baseline = guest_tests.load_baseline(suite)
         for variant, (_, results) in runs.items():
-            verdicts = guest_tests.judge(variant, baseline, results[suite])
+            verdicts = guest_tests.judge(variant, guest_tests.expected(suite, results[suite]),
+                                         results[suite], suite in guest_tests.OWN_SUITES)
             lines = guest_tests.tap(f'{suite} ({variant})', verdicts)
             print('\n'.join(lines))
             counts = [int(x) for x in re.findall(r'(\d+) (?:passed|failed|skipped)', lines[-1])]
@@ -238,7 +242,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'compare':
         return _test(['upstream-impl', 'fork'], _suites(args.suites), args.timeout)
     if args.verb == 'baseline':
-        return _baseline(_suites(args.suites), args.timeout, args.last_run)
+        return _baseline(_suites(args.suites, guest_tests.BASELINE_SUITES), args.timeout,
+                         args.last_run)
     _parser().print_help()
     return 2
 

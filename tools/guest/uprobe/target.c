@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The program the guest uprobe test probes (kfork.guest_uprobe). Every
+ * value comes from a -D option the test passes to gcc, so the test knows
+ * what each probe must record without running anything. Built -O0,
+ * -no-pie, with frame pointers: the test reads addresses, file offsets,
+ * the call site and the local's frame slot from the ELF it gets.
+ */
+#include <stddef.h>
+
+/* Low bits first, as GCC lays out bitfields on little-endian x86-64. */
+struct kf_bits {
+	unsigned int low : 4;
+	unsigned int mid : 7;
+	unsigned int high : 21;
+};
+
+struct kf_rec {
+	long id;
+	const char *name;
+	struct kf_bits bits;
+	short neg16;
+	signed char neg8;
+	unsigned char byte;
+};
+
+/* The offsets the probes use; the test states the same layout. */
+_Static_assert(offsetof(struct kf_rec, id) == 0, "layout");
+_Static_assert(offsetof(struct kf_rec, name) == 8, "layout");
+_Static_assert(offsetof(struct kf_rec, bits) == 16, "layout");
+_Static_assert(offsetof(struct kf_rec, neg16) == 20, "layout");
+_Static_assert(offsetof(struct kf_rec, neg8) == 22, "layout");
+_Static_assert(offsetof(struct kf_rec, byte) == 23, "layout");
+
+int kf_int = KF_INT;
+char kf_str[] = KF_STR;
+struct kf_bits kf_flags = { KF_FLAG_LOW, KF_FLAG_MID, KF_FLAG_HIGH };
+/* In .rodata, which lies at the text's load bias: see the @+ probe. */
+const unsigned long long kf_ro = KF_RO;
+
+/* Takes the local's address, so kf_work must keep it in its frame. */
+__attribute__((noinline)) int kf_sink(volatile int *p)
+{
+	return *p;
+}
+
+/* Eight integer arguments: the last two are passed on the stack. */
+__attribute__((noinline)) long kf_work(long a, long b, const char *s,
+				       struct kf_rec *rec, struct kf_bits *bits,
+				       long f, long g, long h)
+{
+	volatile int kf_local = (int)(a * KF_LOCAL_MUL);
+
+	kf_sink(&kf_local);
+	return a - b + (s[0] != 0) + (bits == &rec->bits) + f + g + h;
+}
+
+int main(void)
+{
+	struct kf_rec rec = {
+		KF_ID, KF_NAME, { KF_REC_LOW, KF_REC_MID, KF_REC_HIGH },
+		KF_NEG16, KF_NEG8, KF_BYTE,
+	};
+	long sum = 0;
+	int i;
+
+	for (i = 0; i < KF_CALLS; i++)
+		sum += kf_work(KF_A + i, KF_B, kf_str, &rec, &rec.bits,
+			       KF_F, KF_G, KF_H);
+	return sum == KF_SUM ? 0 : 1;
+}

@@ -1,0 +1,321 @@
+"""The guest's qdisc traffic test: pie and hhf under real traffic.
+
+Runs inside a tools/vm guest (python3 -m kfork.guest_traffic). Two
+network namespaces joined by a veth pair; the sender's egress is an HTB
+class at a fixed rate, so a queue builds in the qdisc under test, its
+leaf. One process drives everything, each thread in its namespace
+(setns): a paced UDP bulk sender offering twice the link rate, a sparse
+request/response flow, an echo server, and a sampler reading `tc -s -j`.
+What each algorithm promises is checked from its own statistics, and
+every packet is accounted for. Prints TAP.
+
+The guest has one TCG CPU and a debug kernel, so the link is slow (2
+Mbit/s, 173 packets/s) and every target is set against that rate.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from .tap import Tap
+
+SND, RCV = 'kf-snd', 'kf-rcv'
+SND_IP, RCV_IP, SINK_IP = '10.9.0.1', '10.9.0.2', '10.9.0.3'
+SND_MAC, RCV_MAC = '02:00:00:00:00:01', '02:00:00:00:00:02'
+ECHO_PORT, SINK_PORT = 7000, 9000
+
+LINK_BITS = 2_000_000
+PAYLOAD = 1400
+WIRE = PAYLOAD + 8 + 20 + 14          # UDP, IPv4, Ethernet headers
+LINK_PPS = LINK_BITS / 8 / WIRE       # 173.4 packets/s
+OFFERED_PPS = 2 * LINK_PPS            # the bulk flow's schedule
+SPARSE_EVERY = 0.05                   # seconds between requests
+SPARSE_SIZE = 64
+
+PIE_TARGET = 0.050                    # 8.7 packet times at LINK_PPS
+HHF_ADMIT = 20000                     # bytes per 40 ms reset period
+HHF_RESET = 0.040
+
+
+def ns_enter(name: str) -> None:
+    """Move the calling thread into network namespace NAME."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(f'/run/netns/{name}', os.O_RDONLY)
+    try:
+        if libc.setns(fd, 0x40000000) != 0:     # CLONE_NEWNET
+            err = ctypes.get_errno()
+            raise OSError(err, f'setns {name}: {os.strerror(err)}')
+    finally:
+        os.close(fd)
+
+
+def sh(*argv: str) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f'{" ".join(argv)}: {done.stderr.strip()}')
+    return done.stdout
+
+
+def setup_network() -> None:
+    """Two namespaces, a veth pair, nothing on the wire but our flows:
+    no IPv6 (no ND, MLD or router solicitations), static neighbours (no
+    ARP). Bulk packets go to SINK_IP, which the receiver blackholes, so
+    they cost no socket and raise no ICMP."""
+    for ns in (SND, RCV):
+        sh('ip', 'netns', 'add', ns)
+        for scope in ('all', 'default'):
+            sh('ip', 'netns', 'exec', ns, 'sysctl', '-qw',
+               f'net.ipv6.conf.{scope}.disable_ipv6=1')
+    sh('ip', 'link', 'add', 'v-snd', 'address', SND_MAC, 'netns', SND, 'type', 'veth',
+       'peer', 'name', 'v-rcv', 'address', RCV_MAC, 'netns', RCV)
+    for ns, dev, ip in ((SND, 'v-snd', SND_IP), (RCV, 'v-rcv', RCV_IP)):
+        sh('ip', '-n', ns, 'addr', 'add', f'{ip}/24', 'dev', dev)
+        sh('ip', '-n', ns, 'link', 'set', dev, 'up')
+    for ip in (RCV_IP, SINK_IP):
+        sh('ip', '-n', SND, 'neigh', 'replace', ip, 'lladdr', RCV_MAC, 'dev', 'v-snd',
+           'nud', 'permanent')
+    sh('ip', '-n', RCV, 'neigh', 'replace', SND_IP, 'lladdr', SND_MAC, 'dev', 'v-rcv',
+       'nud', 'permanent')
+    sh('ip', '-n', RCV, 'route', 'add', 'blackhole', f'{SINK_IP}/32')
+    sh('tc', '-n', SND, 'qdisc', 'add', 'dev', 'v-snd', 'root', 'handle', '1:', 'htb',
+       'default', '1')
+    sh('tc', '-n', SND, 'class', 'add', 'dev', 'v-snd', 'parent', '1:', 'classid', '1:1',
+       'htb', 'rate', f'{LINK_BITS}bit')
+
+
+def set_leaf(*qdisc: str) -> None:
+    """The qdisc under test as the HTB class's leaf, with fresh counters."""
+    subprocess.run(['tc', '-n', SND, 'qdisc', 'del', 'dev', 'v-snd', 'parent', '1:1'],
+                   capture_output=True)
+    sh('tc', '-n', SND, 'qdisc', 'add', 'dev', 'v-snd', 'parent', '1:1', 'handle', '10:',
+       *qdisc)
+
+
+def leaf_stats() -> Dict[str, Any]:
+    for q in json.loads(sh('tc', '-n', SND, '-s', '-j', 'qdisc', 'show', 'dev', 'v-snd')):
+        if q.get('parent') == '1:1':
+            return dict(q)
+    raise RuntimeError('no leaf qdisc under 1:1')
+
+
+@dataclass
+class Phase:
+    """What one run of the flows saw."""
+
+    seconds: float
+    bulk_sent: int = 0
+    bulk_elapsed: float = 0.0
+    sparse_sent: int = 0
+    rtts: List[float] = field(default_factory=list)
+    lost: int = 0
+    samples: List[Dict[str, Any]] = field(default_factory=list)   # with 't'
+    final: Dict[str, Any] = field(default_factory=dict)
+    errors: List[str] = field(default_factory=list)
+
+    @property
+    def offered_pps(self) -> float:
+        return self.bulk_sent / self.bulk_elapsed if self.bulk_elapsed else 0.0
+
+    def late(self) -> List[Dict[str, Any]]:
+        """Samples from the second half, after the controller's start."""
+        return [s for s in self.samples if s['t'] >= self.seconds / 2]
+
+
+def _thread(phase: Phase, ns: str, body: Callable[[], None]) -> threading.Thread:
+    def run() -> None:
+        try:
+            ns_enter(ns)
+            body()
+        except Exception as err:   # reported as a failed case, not a traceback
+            phase.errors.append(f'{body.__name__}: {err!r}')
+    return threading.Thread(target=run, name=body.__name__)
+
+
+def run_phase(seconds: float, sparse: bool) -> Phase:
+    phase = Phase(seconds)
+    stop = threading.Event()
+    ready = threading.Event()
+
+    def bulk() -> None:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        # Room for the whole queue: the qdisc, not the socket, drops.
+        s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)     # SO_SNDBUFFORCE
+        data = bytes(PAYLOAD)
+        start = time.monotonic()
+        while not stop.is_set():
+            due = start + phase.bulk_sent / OFFERED_PPS
+            now = time.monotonic()
+            if due > now:
+                time.sleep(due - now)
+            s.sendto(data, (SINK_IP, SINK_PORT))
+            phase.bulk_sent += 1
+        phase.bulk_elapsed = time.monotonic() - start
+
+    def echo() -> None:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((RCV_IP, ECHO_PORT))
+        s.settimeout(0.2)
+        ready.set()
+        while not stop.is_set():
+            try:
+                data, peer = s.recvfrom(2048)
+            except socket.timeout:
+                continue
+            s.sendto(data, peer)
+
+    def requests() -> None:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(2.0)
+        ready.wait(5)
+        seq = 0
+        while not stop.is_set():
+            seq += 1
+            sent = time.monotonic()
+            s.sendto(seq.to_bytes(8, 'big') + bytes(SPARSE_SIZE - 8), (RCV_IP, ECHO_PORT))
+            phase.sparse_sent += 1
+            try:
+                while int.from_bytes(s.recv(2048)[:8], 'big') != seq:
+                    pass
+                phase.rtts.append(time.monotonic() - sent)
+            except socket.timeout:
+                phase.lost += 1
+            time.sleep(SPARSE_EVERY)
+
+    threads = [_thread(phase, SND, bulk)]
+    if sparse:
+        threads += [_thread(phase, RCV, echo), _thread(phase, SND, requests)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    while time.monotonic() - start < seconds:
+        time.sleep(0.5)
+        sample = leaf_stats()
+        sample['t'] = time.monotonic() - start
+        phase.samples.append(sample)
+    stop.set()
+    for t in threads:
+        t.join()
+    phase.final = leaf_stats()
+    return phase
+
+
+def counters_add_up(tap: Tap, name: str, phase: Phase) -> None:
+    """Every packet the senders handed to the stack reached the leaf (the
+    only traffic on the wire) and was sent, dropped or is still queued."""
+    arrived = phase.bulk_sent + phase.sparse_sent
+    q = phase.final
+    accounted = q['packets'] + q['drops'] + q['qlen']
+    tap.check(arrived == accounted, f'{name}: packets in = sent + dropped + queued',
+              f'in {arrived} (bulk {phase.bulk_sent}, sparse {phase.sparse_sent}); '
+              f'sent {q["packets"]} dropped {q["drops"]} queued {q["qlen"]}')
+
+
+def overloaded(tap: Tap, name: str, phase: Phase) -> bool:
+    """The test means something only if the bulk flow outran the link."""
+    return tap.check(phase.offered_pps > 1.3 * LINK_PPS,
+                     f'{name}: bulk flow overloads the link',
+                     f'offered {phase.offered_pps:.0f} packets/s, link {LINK_PPS:.0f}: '
+                     'the guest is too slow to load it')
+
+
+def check_pie(tap: Tap, phase: Phase) -> None:
+    """RFC 8033: while the queueing delay is above target the drop
+    probability rises; it settles where the drops hold the delay near
+    target. An unresponsive flow offered at twice the link needs half
+    its packets dropped, so p cannot stay near zero."""
+    tap.check(not phase.errors, 'pie: flows ran', '\n'.join(phase.errors))
+    if not overloaded(tap, 'pie', phase):
+        return
+    late = phase.late()
+    probs = [float(s['prob']) for s in late]
+    delays = [s['delay'] / 1e6 for s in late]
+    tap.check(bool(probs) and max(probs) > 0.1, 'pie: drop probability rises under overload',
+              f'late samples: {probs}')
+    tap.check(all(0 <= p <= 1 for p in probs), 'pie: drop probability within [0, 1]',
+              f'late samples: {probs}')
+    # The reported delay is one packet's sojourn: allow a factor of two
+    # around target. An uncontrolled queue would grow by 173 packets
+    # (1 s) every second, far outside this band.
+    median = statistics.median(delays) if delays else -1.0
+    tap.note(f'pie: offered {phase.offered_pps:.0f} packets/s on a {LINK_PPS:.0f} packets/s '
+             f'link; late prob {[round(p, 3) for p in probs]}; late delay (ms) '
+             f'{[round(d * 1e3, 1) for d in delays]}')
+    tap.check(PIE_TARGET / 2 <= median <= 2 * PIE_TARGET,
+              'pie: queueing delay settles near target',
+              f'target {PIE_TARGET * 1e3:.0f} ms, late median {median * 1e3:.1f} ms, '
+              f'samples {[round(d * 1e3, 1) for d in delays]}')
+    q = phase.final
+    tap.check(q['pkts_in'] == q['packets'] + q['qlen'],
+              'pie: pkts_in = sent + queued (every enqueued packet)',
+              f'pkts_in {q["pkts_in"]} sent {q["packets"]} queued {q["qlen"]}')
+    tap.check(q['dropped'] == q['drops'], 'pie: xstats dropped = qdisc drops',
+              f'{q["dropped"]} vs {q["drops"]}')
+    counters_add_up(tap, 'pie', phase)
+
+
+def check_hhf(tap: Tap, phase: Phase) -> None:
+    """The bulk flow sends about 2 * 173 * 1442 * 0.04 = 20 KB per reset
+    period, above admit_bytes at its own rate and more so in bursts; the
+    sparse flow sends 64 bytes every 50 ms, under 100 bytes per period.
+    Only two flows cross the qdisc, so exactly one heavy hitter ever
+    (tc -j calls hh_tot_count tot_hh, hh_cur_count cur_hh)."""
+    tap.check(not phase.errors, 'hhf: flows ran', '\n'.join(phase.errors))
+    if not overloaded(tap, 'hhf', phase):
+        return
+    last = phase.samples[-1] if phase.samples else {}
+    tap.check(last.get('tot_hh') == 1, 'hhf: the bulk flow is the one heavy hitter',
+              f'hh_tot_count {last.get("tot_hh")}')
+    tap.check(last.get('cur_hh') == 1, 'hhf: and it is still one while it sends',
+              f'hh_cur_count {last.get("cur_hh")}')
+    tap.check(phase.final.get('tot_hh') == 1, 'hhf: the sparse flow is never one',
+              f'hh_tot_count at the end {phase.final.get("tot_hh")}')
+    # The heavy-hitter bucket holds the bulk backlog; it drains at the
+    # link rate, so its queueing delay is backlog / link bytes per second.
+    bulk_delay = statistics.mean(s['backlog'] / (LINK_BITS / 8) for s in phase.late())
+    rtt = statistics.median(phase.rtts) if phase.rtts else float('inf')
+    tap.note(f'hhf: sparse median RTT {rtt * 1e3:.1f} ms over {len(phase.rtts)} requests; '
+             f'bulk queueing delay {bulk_delay * 1e3:.0f} ms')
+    tap.check(rtt < bulk_delay / 10, 'hhf: sparse round trip far below the bulk delay',
+              f'sparse median RTT {rtt * 1e3:.1f} ms, bulk queueing delay '
+              f'{bulk_delay * 1e3:.0f} ms')
+    tap.check(phase.lost == 0, 'hhf: no sparse request lost (overflow drops heavy hitters)',
+              f'{phase.lost} of {phase.sparse_sent} lost')
+    q = phase.final
+    tap.check(q['drop_overlimit'] == q['drops'], 'hhf: drop_overlimit = qdisc drops',
+              f'{q["drop_overlimit"]} vs {q["drops"]}')
+    counters_add_up(tap, 'hhf', phase)
+
+
+def run() -> Tap:
+    tap = Tap('traffic')
+    setup_network()
+    set_leaf('pie', 'target', f'{int(PIE_TARGET * 1000)}ms')
+    check_pie(tap, run_phase(10, sparse=True))
+    set_leaf('hhf', 'admit_bytes', str(HHF_ADMIT))
+    check_hhf(tap, run_phase(8, sparse=True))
+    return tap
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    sys.setswitchinterval(0.001)    # short GIL slices: RTTs measure the net
+    try:
+        tap = run()
+    except (OSError, RuntimeError, ValueError, KeyError) as err:
+        tap = Tap('traffic')
+        tap.check(False, 'traffic test setup', repr(err))
+    print('\n'.join(tap.lines()))
+    return 0 if tap.ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

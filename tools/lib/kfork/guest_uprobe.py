@@ -1,0 +1,522 @@
+"""The guest's uprobe test: real uprobe events on a program compiled here.
+
+Runs inside a tools/vm guest (python3 -m kfork.guest_uprobe). It compiles
+tools/guest/uprobe/target.c with the values below, reads from the ELF
+where everything is (addresses, file offsets, the call site, the local's
+frame slot), registers uprobe and uretprobe events through tracefs with
+every fetch method of the seed series, runs the program and checks each
+recorded field against the value worked out here from the C source and
+the x86-64 SysV ABI. Prints TAP, one case per check.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from .common import project_root
+from .tap import Tap
+
+SOURCE = project_root() / 'tools' / 'guest' / 'uprobe' / 'target.c'
+GROUP = 'kfork'
+
+# The program's values (gcc -D). Strings hold no spaces, so a trace line
+# splits on them.
+VALUES: Dict[str, int | str] = {
+    'KF_INT': -123456789,
+    'KF_STR': 'kfork-global',
+    'KF_FLAG_LOW': 0x9, 'KF_FLAG_MID': 0x5a, 'KF_FLAG_HIGH': 0x1abcde,
+    'KF_RO': 0x0123456789abcdef,
+    'KF_ID': -1234567890123,
+    'KF_NAME': 'kfork-record',
+    'KF_REC_LOW': 0x6, 'KF_REC_MID': 0x33, 'KF_REC_HIGH': 0x0fedc,
+    'KF_NEG16': -300, 'KF_NEG8': -7, 'KF_BYTE': 200,
+    'KF_LOCAL_MUL': 1000,
+    'KF_A': -50, 'KF_B': 7, 'KF_F': 6, 'KF_G': -100, 'KF_H': 3,
+    'KF_CALLS': 3,
+}
+
+
+def num(name: str) -> int:
+    value = VALUES[name]
+    assert isinstance(value, int)
+    return value
+
+
+def kf_work_result(call: int) -> int:
+    """kf_work's return value for call i: a - b + 1 (s[0] != 0)
+    + 1 (bits == &rec->bits) + f + g + h."""
+    return num('KF_A') + call - num('KF_B') + 2 + num('KF_F') + num('KF_G') + num('KF_H')
+
+
+def gcc_defines() -> List[str]:
+    """-D options; KF_SUM lets the program check the values itself."""
+    total = sum(kf_work_result(i) for i in range(num('KF_CALLS')))
+    values: Dict[str, int | str] = {**VALUES, 'KF_SUM': total}
+    out = []
+    for name, value in values.items():
+        text = f'"{value}"' if isinstance(value, str) else f'({value}LL)'
+        out.append(f'-D{name}={text}')
+    return out
+
+
+# Values as the probe types show them (Documentation/trace/uprobetracer.rst:
+# 'u'/'s' decimal, 'x' hexadecimal, x64 when no type is given; strings and
+# $comm quoted).
+
+def unsigned(value: int, bits: int) -> int:
+    return value & ((1 << bits) - 1)
+
+
+def signed(value: int, bits: int) -> int:
+    value = unsigned(value, bits)
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def shown(value: int, type_: str) -> str:
+    bits = int(type_[1:])
+    if type_[0] == 's':
+        return str(signed(value, bits))
+    if type_[0] == 'u':
+        return str(unsigned(value, bits))
+    return hex(unsigned(value, bits))
+
+
+def bitfield(container: int, width: int, offset: int) -> str:
+    """b<width>@<offset>/32: the field's bits of the container, unsigned."""
+    return str((unsigned(container, 32) >> offset) & ((1 << width) - 1))
+
+
+def pack_bits(low: int, mid: int, high: int) -> int:
+    """struct kf_bits as one u32: low in bits 0-3, mid 4-10, high 11-31."""
+    return low | mid << 4 | high << 11
+
+
+# --- what the ELF says ------------------------------------------------------
+
+@dataclass(frozen=True)
+class Segment:
+    offset: int
+    vaddr: int
+    filesz: int
+    flags: str
+
+    @property
+    def bias(self) -> int:
+        return self.vaddr - self.offset
+
+
+@dataclass(frozen=True)
+class Elf:
+    symbols: Dict[str, int]
+    segments: List[Segment]
+    work_call_site: int    # return address of main's call to kf_work
+    sink_call_site: int    # return address of kf_work's call to kf_sink
+    local_fbreg: int       # kf_local at frame base (CFA) + this
+
+    def segment_of(self, vaddr: int) -> Segment:
+        for seg in self.segments:
+            if seg.vaddr <= vaddr < seg.vaddr + seg.filesz:
+                return seg
+        raise ValueError(f'{vaddr:#x} is in no file-backed segment')
+
+    def file_offset(self, vaddr: int) -> int:
+        return vaddr - self.segment_of(vaddr).bias
+
+
+_NM = re.compile(r'^([0-9a-f]+)\s+\w\s+(\S+)$')
+_LOAD = re.compile(r'^\s*LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+'
+                   r'(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+(.*?)\s+0x[0-9a-f]+\s*$')
+_INSN = re.compile(r'^\s*([0-9a-f]+):\s+(.*?)\s*$')
+_FUNC = re.compile(r'^[0-9a-f]+ <(\S+)>:$')
+
+
+def parse_nm(text: str) -> Dict[str, int]:
+    out = {}
+    for line in text.splitlines():
+        m = _NM.match(line.strip())
+        if m:
+            out[m.group(2)] = int(m.group(1), 16)
+    return out
+
+
+def parse_segments(text: str) -> List[Segment]:
+    """readelf -lW: the LOAD program headers."""
+    return [Segment(int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16),
+                    m.group(4).replace(' ', ''))
+            for m in map(_LOAD.match, text.splitlines()) if m]
+
+
+def disassembly(text: str) -> Dict[str, List[Tuple[int, str]]]:
+    """objdump -d --no-show-raw-insn: each function's (address, insn)."""
+    funcs: Dict[str, List[Tuple[int, str]]] = {}
+    current: Optional[List[Tuple[int, str]]] = None
+    for line in text.splitlines():
+        head = _FUNC.match(line.strip())
+        if head:
+            current = funcs.setdefault(head.group(1), [])
+            continue
+        insn = _INSN.match(line)
+        if insn and current is not None:
+            current.append((int(insn.group(1), 16), insn.group(2)))
+    return funcs
+
+
+def return_site(funcs: Dict[str, List[Tuple[int, str]]], caller: str, callee: str) -> int:
+    """The address after the one call of callee in caller."""
+    insns = funcs[caller]
+    calls = [i for i, (_, text) in enumerate(insns)
+             if text.startswith('call') and f'<{callee}>' in text]
+    if len(calls) != 1 or calls[0] + 1 >= len(insns):
+        raise ValueError(f'{caller} does not call {callee} exactly once')
+    return insns[calls[0] + 1][0]
+
+
+def has_frame_prologue(funcs: Dict[str, List[Tuple[int, str]]], name: str) -> bool:
+    """push %rbp; mov %rsp,%rbp: then %rbp = CFA - 16 in the body."""
+    texts = [re.sub(r'\s+', ' ', t) for _, t in funcs[name][:3]]
+    return 'push %rbp' in texts[:2] and 'mov %rsp,%rbp' in texts[:3]
+
+
+def parse_local_fbreg(text: str, function: str, variable: str) -> int:
+    """readelf --debug-dump=info: the DW_OP_fbreg offset of a local,
+    after checking its function's frame base is the CFA."""
+    dies: List[Tuple[str, List[str]]] = []
+    for line in text.splitlines():
+        m = re.search(r'Abbrev Number: \d+ \((DW_TAG_\w+)\)', line)
+        if m:
+            dies.append((m.group(1), []))
+        elif dies:
+            dies[-1][1].append(line)
+    in_function = False
+    for tag, attrs in dies:
+        name = next((a.rsplit(':', 1)[1].strip() for a in attrs if 'DW_AT_name' in a), None)
+        if tag == 'DW_TAG_subprogram':
+            in_function = name == function
+            if in_function and not any('DW_OP_call_frame_cfa' in a for a in attrs):
+                raise ValueError(f'{function} has no CFA frame base')
+        elif in_function and tag == 'DW_TAG_variable' and name == variable:
+            for attr in attrs:
+                fb = re.search(r'DW_OP_fbreg: (-?\d+)', attr)
+                if fb:
+                    return int(fb.group(1))
+    raise ValueError(f'no frame slot for {variable} in {function}')
+
+
+def read_elf(path: Path) -> Elf:
+    def tool(*argv: str) -> str:
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+    funcs = disassembly(tool('objdump', '-d', '--no-show-raw-insn', str(path)))
+    if not has_frame_prologue(funcs, 'kf_work'):
+        raise ValueError('kf_work has no frame-pointer prologue')
+    return Elf(parse_nm(tool('nm', str(path))),
+               parse_segments(tool('readelf', '-lW', str(path))),
+               return_site(funcs, 'main', 'kf_work'),
+               return_site(funcs, 'kf_work', 'kf_sink'),
+               parse_local_fbreg(tool('readelf', '--debug-dump=info', str(path)),
+                                 'kf_work', 'kf_local'))
+
+
+# --- the probes -------------------------------------------------------------
+
+Expect = Callable[[int], str]    # the shown value for call i
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str          # as the trace shows it
+    spec: str          # as written to uprobe_events
+    expect: Expect
+    what: str
+    # For a value known only by its properties: passes when it holds.
+    holds: Optional[Callable[[str], bool]] = None
+
+
+@dataclass(frozen=True)
+class Probe:
+    event: str
+    kind: str          # 'p' or 'r'
+    vaddr: int
+    args: List[Arg]
+
+    def definition(self, path: Path, elf: Elf) -> str:
+        return (f'{self.kind}:{GROUP}/{self.event} {path}:{elf.file_offset(self.vaddr):#x} '
+                + ' '.join(a.spec for a in self.args))
+
+
+def const(text: str) -> Expect:
+    return lambda call: text
+
+
+def user_stack_at_entry(value: str) -> bool:
+    """%rsp at a function's first instruction: the caller's %rsp was
+    16-byte aligned at the call (SysV ABI), and the call pushed 8 bytes.
+    x86-64 puts the stack just below 0x7ffffffff000, randomized by at
+    most 16 GiB."""
+    try:
+        sp = int(value, 16)
+    except ValueError:
+        return False
+    return sp % 16 == 8 and 0x7ffffffff000 - (1 << 34) - (1 << 24) < sp < 0x7ffffffff000
+
+
+def probes(elf: Elf) -> List[Probe]:
+    """Every seed fetch method, with what it must record."""
+    sym = elf.symbols
+    rec_bits = pack_bits(num('KF_REC_LOW'), num('KF_REC_MID'), num('KF_REC_HIGH'))
+    flag_bits = pack_bits(num('KF_FLAG_LOW'), num('KF_FLAG_MID'), num('KF_FLAG_HIGH'))
+    ro_foffs = elf.file_offset(sym['kf_ro'])
+    # At kf_work's entry the call has pushed its return address: $stack0 is
+    # main's call site, $stack1 and $stack2 the 7th and 8th arguments
+    # (SysV ABI: integer arguments past the 6th go on the stack, in order).
+    entry = [
+        Arg('a', 'a=%di:s64', lambda i: str(num('KF_A') + i), '%REG, s64 (1st argument)'),
+        Arg('b', 'b=%si:u32', const(str(num('KF_B'))), '%REG, u32 (2nd argument)'),
+        Arg('s', 's=+0(%dx):string', const(f'"{VALUES["KF_STR"]}"'),
+            '+0(%REG) string through a pointer argument'),
+        Arg('id', 'id=+0(%cx):s64', const(shown(num('KF_ID'), 's64')), 'dereference, s64'),
+        Arg('name', 'name=+0(+8(%cx)):string', const(f'"{VALUES["KF_NAME"]}"'),
+            'nested dereference, string'),
+        Arg('low', 'low=+16(%cx):b4@0/32', const(bitfield(rec_bits, 4, 0)), 'bitfield b4@0/32'),
+        Arg('mid', 'mid=+16(%cx):b7@4/32', const(bitfield(rec_bits, 7, 4)), 'bitfield b7@4/32'),
+        Arg('high', 'high=+16(%cx):b21@11/32', const(bitfield(rec_bits, 21, 11)),
+            'bitfield b21@11/32'),
+        Arg('n16', 'n16=+20(%cx):s16', const(shown(num('KF_NEG16'), 's16')), 's16'),
+        Arg('u16', 'u16=+20(%cx):u16', const(shown(num('KF_NEG16'), 'u16')), 'u16'),
+        Arg('x16', 'x16=+20(%cx):x16', const(shown(num('KF_NEG16'), 'x16')), 'x16'),
+        Arg('n8', 'n8=+22(%cx):s8', const(shown(num('KF_NEG8'), 's8')), 's8'),
+        Arg('x8', 'x8=+22(%cx):x8', const(shown(num('KF_NEG8'), 'x8')), 'x8'),
+        Arg('u8', 'u8=+23(%cx):u8', const(shown(num('KF_BYTE'), 'u8')), 'u8'),
+        Arg('back', 'back=-16(%r8):s64', const(shown(num('KF_ID'), 's64')),
+            'negative offset dereference'),
+        Arg('gint', f'gint=@{sym["kf_int"]:#x}:s32', const(shown(num('KF_INT'), 's32')),
+            '@ADDR, s32'),
+        Arg('gu32', f'gu32=@{sym["kf_int"]:#x}:u32', const(shown(num('KF_INT'), 'u32')),
+            '@ADDR, u32'),
+        Arg('gx32', f'gx32=@{sym["kf_int"]:#x}:x32', const(shown(num('KF_INT'), 'x32')),
+            '@ADDR, x32'),
+        Arg('gstr', f'gstr=@{sym["kf_str"]:#x}:string', const(f'"{VALUES["KF_STR"]}"'),
+            '@ADDR string'),
+        Arg('gmid', f'gmid=@{sym["kf_flags"]:#x}:b7@4/32', const(bitfield(flag_bits, 7, 4)),
+            '@ADDR bitfield'),
+        Arg('ro', f'ro=@+{ro_foffs:#x}:u64', const(shown(num('KF_RO'), 'u64')),
+            '@+FILE_OFFSET, u64'),
+        Arg('rox', f'rox=@+{ro_foffs:#x}:x64', const(shown(num('KF_RO'), 'x64')),
+            '@+FILE_OFFSET, x64'),
+        Arg('ret', 'ret=$stack0', const(hex(elf.work_call_site)),
+            '$stack0 (return address), default type x64'),
+        Arg('g', 'g=$stack1:s64', const(str(num('KF_G'))), '$stack1 (7th argument)'),
+        Arg('h', 'h=$stack2:u16', const(str(num('KF_H'))), '$stack2 (8th argument)'),
+        Arg('top0', 'top0=+0($stack):x64', const(hex(elf.work_call_site)),
+            'dereference of $stack'),
+        Arg('comm', 'comm=$comm', const('"kf_target"'), '$comm'),
+        Arg('imm', 'imm=\\1234:u32', const('1234'), '\\IMM'),
+        Arg('top', 'top=$stack', const('8 mod 16, in the user stack'),
+            '$stack: the stack pointer', holds=user_stack_at_entry),
+    ]
+    # An argument without NAME= is called argN, N its position from 1.
+    entry.append(Arg(f'arg{len(entry) + 1}', '%si:x8', const(shown(num('KF_B'), 'x8')),
+                     'unnamed argument is argN'))
+    # After the call to kf_sink, %rbp is kf_work's frame pointer, 16 below
+    # the CFA (push %rbp after the return address), so the local sits at
+    # %rbp + 16 + fbreg.
+    local_offset = 16 + elf.local_fbreg
+    sign = '+' if local_offset >= 0 else '-'
+    local = [Arg('lv', f'lv={sign}{abs(local_offset)}(%bp):s32',
+                 lambda i: str(signed((num('KF_A') + i) * num('KF_LOCAL_MUL'), 32)),
+                 'local variable in the frame (DWARF fbreg)')]
+    ret = [
+        Arg('arg1', '$retval', lambda i: shown(kf_work_result(i), 'x64'),
+            '$retval unnamed, default x64'),
+        Arg('rv', 'rv=$retval:s64', lambda i: str(kf_work_result(i)), '$retval s64'),
+        Arg('rx', 'rx=$retval:x32', lambda i: shown(kf_work_result(i), 'x32'), '$retval x32'),
+    ]
+    return [Probe('kf_entry', 'p', sym['kf_work'], entry),
+            Probe('kf_local', 'p', elf.sink_call_site, local),
+            Probe('kf_exit', 'r', sym['kf_work'], ret)]
+
+
+# --- the trace --------------------------------------------------------------
+
+_LINE = re.compile(r':\s+(\w+):\s+\((0x[0-9a-f]+)(?: <- (0x[0-9a-f]+))?\)\s*(.*)$')
+_FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
+
+
+@dataclass(frozen=True)
+class Record:
+    event: str
+    where: Tuple[int, Optional[int]]
+    fields: Dict[str, str]
+
+
+def parse_trace(text: str) -> List[Record]:
+    """Event lines of the trace file: 'EVENT: (0xIP) f=v ...', or for a
+    return probe '(0xRET <- 0xFUNC)' (uprobetracer.rst's example)."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith('#'):
+            continue
+        m = _LINE.search(line)
+        if m:
+            second = int(m.group(3), 16) if m.group(3) else None
+            out.append(Record(m.group(1), (int(m.group(2), 16), second),
+                              dict(_FIELD.findall(m.group(4)))))
+    return out
+
+
+def parse_profile(text: str) -> Dict[str, int]:
+    """uprobe_profile: filename, event name, hits."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[-1].isdigit():
+            out[parts[-2]] = int(parts[-1])
+    return out
+
+
+def caret_column(log: str) -> Optional[Tuple[str, int]]:
+    """The last error_log entry's command and the caret's offset in it."""
+    lines = log.splitlines()
+    for i in range(len(lines) - 1, 0, -1):
+        if lines[i].strip() == '^' and lines[i - 1].startswith('  Command: '):
+            prefix = len('  Command: ')
+            return lines[i - 1][prefix:], lines[i].index('^') - prefix
+    return None
+
+
+# --- running it -------------------------------------------------------------
+
+def tracefs() -> Path:
+    path = Path('/sys/kernel/tracing')
+    if not (path / 'uprobe_events').exists():
+        subprocess.run(['mount', '-t', 'tracefs', 'nodev', str(path)], check=True)
+    return path
+
+
+def write(path: Path, text: str, append: bool = True) -> Optional[str]:
+    """One write(2), as `echo TEXT >> path` (or `>`) does: tracefs files
+    take one command per write and cannot seek, so no buffered file
+    object. The kernel's error, if it refuses."""
+    flags = os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC)
+    try:
+        fd = os.open(path, flags)
+        try:
+            os.write(fd, (text + '\n').encode())
+        finally:
+            os.close(fd)
+        return None
+    except OSError as err:
+        return os.strerror(err.errno) if err.errno else str(err)
+
+
+def compile_target(folder: Path) -> Path:
+    binary = folder / 'kf_target'
+    subprocess.run(['gcc', '-O0', '-g', '-no-pie', '-fno-omit-frame-pointer',
+                    *gcc_defines(), '-o', str(binary), str(SOURCE)], check=True)
+    return binary
+
+
+def check_records(tap: Tap, probe: Probe, records: List[Record], elf: Elf) -> None:
+    calls = num('KF_CALLS')
+    mine = [r for r in records if r.event == probe.event]
+    if not tap.check(len(mine) == calls, f'{probe.event}: {calls} records',
+                     f'got {len(mine)}'):
+        return
+    where = ((elf.work_call_site, probe.vaddr) if probe.kind == 'r' else (probe.vaddr, None))
+    got_where = {r.where for r in mine}
+    tap.check(got_where == {where}, f'{probe.event}: probe address in the record',
+              f'want {where}, got {got_where}')
+    for arg in probe.args:
+        want = [arg.expect(i) for i in range(calls)]
+        got = [r.fields.get(arg.name, '(missing)') for r in mine]
+        ok = all(map(arg.holds, got)) if arg.holds else got == want
+        tap.check(ok, f'{probe.event}: {arg.spec} ({arg.what})',
+                  f'want {want}\ngot  {got}')
+
+
+def check_error_log(tap: Tap, trace: Path, events: Path, path: Path, elf: Elf,
+                    before: str) -> None:
+    """A bad type: refused, logged with the caret on the type, nothing
+    else changed."""
+    bad_type = 'u33'
+    command = f'p:{GROUP}/kf_bad {path}:{elf.file_offset(elf.symbols["kf_work"]):#x} %di:{bad_type}'
+    write(trace / 'error_log', '', append=False)
+    err = write(events, command)
+    tap.check(err is not None, 'bad definition is refused', 'the write succeeded')
+    log = (trace / 'error_log').read_text()
+    tap.check('trace_uprobe: error: Unknown type' in log, 'error_log names the cause', log)
+    caret = caret_column(log)
+    tap.check(caret == (command, command.index(bad_type)),
+              'error_log caret under the bad type', f'want column {command.index(bad_type)}, '
+              f'got {caret}')
+    tap.check(events.read_text() == before, 'previous definitions untouched',
+              f'before:\n{before}\nafter:\n{events.read_text()}')
+    tap.check(not (trace / 'events' / GROUP / 'kf_bad').exists(), 'no kf_bad event')
+
+
+def run(folder: Path) -> Tap:
+    tap = Tap('uprobe')
+    trace = tracefs()
+    events = trace / 'uprobe_events'
+    write(events, '', append=False)
+    write(trace / 'trace', '', append=False)
+    binary = compile_target(folder)
+    elf = read_elf(binary)
+    text_bias = elf.segment_of(elf.symbols['kf_work']).bias
+    # @+OFFSET is turned into an address with the probed text's load bias,
+    # so it reaches data whose segment has the same bias (.rodata here).
+    if not tap.check(elf.segment_of(elf.symbols['kf_ro']).bias == text_bias,
+                     'ELF: kf_ro lies at the text\'s load bias'):
+        return tap
+    defs = probes(elf)
+    for probe in defs:
+        err = write(events, probe.definition(binary, elf))
+        tap.check(err is None, f'{probe.event}: defined', err or '')
+    listing = events.read_text()
+    for probe in defs:
+        head = f'{probe.kind}:{GROUP}/{probe.event} {binary}:0x{elf.file_offset(probe.vaddr):016x}'
+        tap.check(any(line.startswith(head + ' ') for line in listing.splitlines()),
+                  f'{probe.event}: listed in uprobe_events', f'want {head}\n{listing}')
+    write(trace / 'events' / GROUP / 'enable', '1', append=False)
+    status = subprocess.run([str(binary)]).returncode
+    write(trace / 'events' / GROUP / 'enable', '0', append=False)
+    tap.check(status == 0, 'kf_target ran and checked its own sum', f'exit status {status}')
+    records = parse_trace((trace / 'trace').read_text())
+    for probe in defs:
+        check_records(tap, probe, records, elf)
+    hits = parse_profile((trace / 'uprobe_profile').read_text())
+    for probe in defs:
+        tap.check(hits.get(probe.event) == num('KF_CALLS'), f'{probe.event}: uprobe_profile hits',
+                  f'want {num("KF_CALLS")}, got {hits.get(probe.event)}')
+    check_error_log(tap, trace, events, binary, elf, listing)
+    err = write(events, f'-:{GROUP}/kf_local')
+    left = events.read_text()
+    tap.check(err is None and '/kf_local ' not in left
+              and not (trace / 'events' / GROUP / 'kf_local').exists(),
+              '-:EVENT removes kf_local', err or left)
+    tap.check(all(f'{GROUP}/{p} ' in left for p in ('kf_entry', 'kf_exit')),
+              '-:EVENT leaves the others', left)
+    write(events, '', append=False)
+    return tap
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    folder = Path(argv[0]) if argv else Path('/tmp/kfork-uprobe')
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        tap = run(folder)
+    except (OSError, ValueError, subprocess.CalledProcessError) as err:
+        tap = Tap('uprobe')
+        tap.check(False, 'uprobe test setup', str(err))
+    print('\n'.join(tap.lines()))
+    return 0 if tap.ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,199 @@
+"""The project's own guest suites: the parts that run without a guest."""
+
+from __future__ import annotations
+
+import unittest
+
+from kfork import guest_tests as gt
+from kfork import guest_traffic as traffic
+from kfork import guest_uprobe as up
+from kfork.tap import Tap
+
+READELF_L = """\
+  Type           Offset   VirtAddr           PhysAddr           FileSiz  MemSiz   Flg Align
+  LOAD           0x000000 0x0000000000400000 0x0000000000400000 0x000498 0x000498 R   0x1000
+  LOAD           0x001000 0x0000000000401000 0x0000000000401000 0x000125 0x000125 R E 0x1000
+  LOAD           0x002e38 0x0000000000403e38 0x0000000000403e38 0x0001df 0x0001e0 RW  0x1000
+"""
+
+OBJDUMP = """\
+0000000000401116 <kf_work>:
+  401116:\tpush   %rbp
+  401117:\tmov    %rsp,%rbp
+  40114a:\tcall   401106 <kf_sink>
+  40114f:\tmov    -0x8(%rbp),%rax
+
+0000000000401198 <main>:
+  401239:\tcall   401116 <kf_work>
+  40123e:\tadd    $0x10,%rsp
+"""
+
+DWARF = """\
+ <1><1c3>: Abbrev Number: 10 (DW_TAG_subprogram)
+    <1c4>   DW_AT_name        : (indirect string, offset: 0x68): kf_work
+    <1d6>   DW_AT_frame_base  : 1 byte block: 9c \t(DW_OP_call_frame_cfa)
+ <2><1e0>: Abbrev Number: 11 (DW_TAG_formal_parameter)
+    <1e1>   DW_AT_name        : a
+    <1e5>   DW_AT_location    : 2 byte block: 91 58 \t(DW_OP_fbreg: -40)
+ <2><24b>: Abbrev Number: 19 (DW_TAG_variable)
+    <24c>   DW_AT_name        : (indirect string, offset: 0x50): kf_local
+    <257>   DW_AT_location    : 2 byte block: 91 6c \t(DW_OP_fbreg: -20)
+ <1><265>: Abbrev Number: 20 (DW_TAG_subprogram)
+    <266>   DW_AT_name        : (indirect string, offset: 0x59): kf_sink
+"""
+
+TRACE = """\
+# tracer: nop
+       kf_target-95      [000] DNZff    31.1: kf_entry: (0x401116) a=-50 s="kfork-global" top=0x7ffd1b8c
+       kf_target-95      [000] DNZff    31.2: kf_exit: (0x40123e <- 0x401116) arg1=0xffffffffffffff6e
+"""
+
+ERROR_LOG = """\
+[   30.1] trace_uprobe: error: Unknown type
+  Command: p:kfork/kf_bad /t:0x1116 %di:u33
+                                        ^
+"""
+
+
+class UprobeElfTest(unittest.TestCase):
+    def test_segments_and_file_offsets(self) -> None:
+        segs = up.parse_segments(READELF_L)
+        self.assertEqual([s.flags for s in segs], ['R', 'RE', 'RW'])
+        elf = up.Elf({}, segs, 0, 0, 0)
+        # Text: bias 0x400000; the RW segment's bias is 0x401000.
+        self.assertEqual(elf.file_offset(0x401116), 0x1116)
+        self.assertEqual(elf.file_offset(0x404010), 0x3010)
+        with self.assertRaises(ValueError):
+            elf.file_offset(0x500000)
+
+    def test_call_sites_and_prologue(self) -> None:
+        funcs = up.disassembly(OBJDUMP)
+        self.assertEqual(up.return_site(funcs, 'main', 'kf_work'), 0x40123e)
+        self.assertEqual(up.return_site(funcs, 'kf_work', 'kf_sink'), 0x40114f)
+        self.assertTrue(up.has_frame_prologue(funcs, 'kf_work'))
+        self.assertFalse(up.has_frame_prologue(funcs, 'main'))
+        with self.assertRaises(ValueError):
+            up.return_site(funcs, 'main', 'kf_sink')
+
+    def test_local_frame_slot(self) -> None:
+        self.assertEqual(up.parse_local_fbreg(DWARF, 'kf_work', 'kf_local'), -20)
+        with self.assertRaises(ValueError):
+            up.parse_local_fbreg(DWARF, 'kf_sink', 'kf_local')
+        no_cfa = DWARF.replace('DW_OP_call_frame_cfa', 'DW_OP_breg6')
+        with self.assertRaises(ValueError):
+            up.parse_local_fbreg(no_cfa, 'kf_work', 'kf_local')
+
+    def test_nm(self) -> None:
+        self.assertEqual(up.parse_nm('0000000000404010 D kf_int\n                 U puts\n'),
+                         {'kf_int': 0x404010})
+
+
+class UprobeValuesTest(unittest.TestCase):
+    def test_shown_by_type(self) -> None:
+        self.assertEqual(up.shown(-7, 's8'), '-7')
+        self.assertEqual(up.shown(-7, 'u8'), '249')
+        self.assertEqual(up.shown(-7, 'x8'), '0xf9')
+        self.assertEqual(up.shown(-300, 'u16'), str(65536 - 300))
+        self.assertEqual(up.shown(-123456789, 'x32'), '0xf8a432eb')
+        self.assertEqual(up.shown(0x0123456789abcdef, 'u64'), '81985529216486895')
+
+    def test_bitfields(self) -> None:
+        word = up.pack_bits(0x6, 0x33, 0x0fedc)
+        self.assertEqual(word, 0x6 | 0x33 << 4 | 0x0fedc << 11)
+        self.assertEqual(up.bitfield(word, 4, 0), '6')
+        self.assertEqual(up.bitfield(word, 7, 4), str(0x33))
+        self.assertEqual(up.bitfield(word, 21, 11), str(0x0fedc))
+
+    def test_stack_pointer_at_entry(self) -> None:
+        self.assertTrue(up.user_stack_at_entry('0x7ffd1b8c0a58'))
+        self.assertFalse(up.user_stack_at_entry('0x7ffd1b8c0a50'))   # 16-aligned
+        self.assertFalse(up.user_stack_at_entry('0x401000'))
+        self.assertFalse(up.user_stack_at_entry('(fault)'))
+
+    def test_kf_work_result(self) -> None:
+        # a - b + 2 + f + g + h with a = -50, b = 7, f = 6, g = -100, h = 3
+        self.assertEqual(up.kf_work_result(0), -146)
+        self.assertEqual(up.kf_work_result(2), -144)
+
+
+class UprobeTraceTest(unittest.TestCase):
+    def test_records(self) -> None:
+        entry, ret = up.parse_trace(TRACE)
+        self.assertEqual(entry.event, 'kf_entry')
+        self.assertEqual(entry.where, (0x401116, None))
+        self.assertEqual(entry.fields['s'], '"kfork-global"')
+        self.assertEqual(ret.where, (0x40123e, 0x401116))
+        self.assertEqual(ret.fields['arg1'], '0xffffffffffffff6e')
+
+    def test_profile_and_caret(self) -> None:
+        profile = '  /tmp/kf_target kf_entry                                    3\n'
+        self.assertEqual(up.parse_profile(profile), {'kf_entry': 3})
+        command, column = up.caret_column(ERROR_LOG) or ('', -1)
+        self.assertEqual(command[column:], 'u33')
+
+
+class OwnTapTest(unittest.TestCase):
+    def test_plan_shortfall_fails(self) -> None:
+        got = gt.parse_own('1..3\nok 1 a\nnot ok 2 b\n')
+        self.assertEqual(got['a'], 'PASS')
+        self.assertEqual(got['b'], 'FAIL')
+        self.assertIn('(plan of 3: 1 cases never reported)', got)
+        self.assertIn('(no TAP plan: the suite did not run)', gt.parse_own('Traceback ...'))
+
+    def test_every_case_must_pass_on_both(self) -> None:
+        got = {'a': 'PASS', 'b': 'FAIL'}
+        for variant in ('fork', 'upstream-impl'):
+            verdicts = {v.name: v for v in gt.judge(variant, gt.expected('uprobe', got), got,
+                                                     own=True)}
+            self.assertFalse(verdicts['a'].failed)
+            self.assertTrue(verdicts['b'].failed)
+
+    def test_tap_lines(self) -> None:
+        tap = Tap('x')
+        tap.check(True, 'one')
+        tap.check(False, 'two', 'why')
+        tap.note('measured')
+        self.assertEqual(tap.lines(), ['TAP version 13', '1..2', 'ok 1 one', 'not ok 2 two',
+                                       '# why', '# measured', '# x: 1 passed, 1 failed'])
+
+
+def phase(**final: int) -> traffic.Phase:
+    p = traffic.Phase(4.0, bulk_sent=700, bulk_elapsed=2.0, sparse_sent=40)
+    p.final = dict(final)
+    return p
+
+
+class TrafficJudgeTest(unittest.TestCase):
+    def test_counters(self) -> None:
+        tap = Tap('t')
+        traffic.counters_add_up(tap, 'q', phase(packets=500, drops=200, qlen=40))
+        traffic.counters_add_up(tap, 'q', phase(packets=500, drops=200, qlen=39))
+        self.assertEqual([ok for ok, _, _ in tap.cases], [True, False])
+
+    def test_overload_precondition(self) -> None:
+        tap = Tap('t')
+        slow = traffic.Phase(4.0, bulk_sent=400, bulk_elapsed=2.0)   # 200/s < 1.3 * 173
+        self.assertTrue(traffic.overloaded(tap, 'q', phase()))
+        self.assertFalse(traffic.overloaded(tap, 'q', slow))
+
+    def test_hhf_two_heavy_hitters_fail(self) -> None:
+        p = phase(packets=500, drops=200, qlen=40, drop_overlimit=200, tot_hh=2, cur_hh=1)
+        p.samples = [{'t': 3.0, 'backlog': 500000, 'tot_hh': 2, 'cur_hh': 1}]
+        p.rtts = [0.005]
+        tap = Tap('t')
+        traffic.check_hhf(tap, p)
+        failed = [name for ok, name, _ in tap.cases if not ok]
+        self.assertEqual(failed, ['hhf: the bulk flow is the one heavy hitter',
+                                  'hhf: the sparse flow is never one'])
+
+    def test_pie_uncontrolled_delay_fails(self) -> None:
+        p = phase(packets=500, drops=200, qlen=40, pkts_in=540, dropped=200)
+        p.samples = [{'t': 3.0, 'prob': 0.5, 'delay': 900000}]
+        tap = Tap('t')
+        traffic.check_pie(tap, p)
+        failed = [name for ok, name, _ in tap.cases if not ok]
+        self.assertEqual(failed, ['pie: queueing delay settles near target'])
+
+
+if __name__ == '__main__':
+    unittest.main()
