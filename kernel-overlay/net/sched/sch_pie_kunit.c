@@ -272,6 +272,51 @@ static void pie_prob_rearms_burst_allowance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vars.accu_prob, 0);
 }
 
+/*
+ * Project behaviour: Little's law with a large backlog. At 10 Gbit/s,
+ * 1.25e9 B/s, a 64 ns tick carries 80 bytes: avg_dq_rate = 80 << 8 =
+ * 20480. 32 MiB then drains in 33554432 / 80 = 419430.4 ticks (26.8 ms),
+ * so qdelay = 419430. backlog << 8 is 2^33 here: it needs 64 bits.
+ */
+static void pie_prob_large_backlog_delay(struct kunit *test)
+{
+	struct pie_params params;
+	struct pie_vars vars = {};
+
+	pie_params_init(&params);
+	params.dq_rate_estimator = true;
+	pie_vars_init(&vars);
+	vars.avg_dq_rate = 20480;
+
+	pie_calculate_probability(&params, &vars, 32 << 20);
+
+	KUNIT_EXPECT_EQ(test, vars.qdelay, 419430);
+}
+
+/*
+ * Project behaviour: held at 300 ms, p rises 4% per update past 77%
+ * (pie_prob_trajectory) and reaches 100% within 26 updates; it must
+ * then stay at MAX_PROB, never above it.
+ */
+static void pie_prob_never_exceeds_max(struct kunit *test)
+{
+	struct pie_params params;
+	struct pie_vars vars = {};
+	int i, over = -1;
+
+	pie_params_init(&params);
+	pie_vars_init(&vars);
+	for (i = 0; i < 60; i++) {
+		vars.qdelay = MS(300);
+		vars.qdelay_old = MS(300);
+		pie_calculate_probability(&params, &vars, 200000);
+		if (over < 0 && vars.prob > MAX_PROB)
+			over = i;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, over, -1, "p passed 100%% at update %d", over);
+	KUNIT_EXPECT_EQ(test, vars.prob, MAX_PROB);
+}
+
 /* A previous delay of 10 ms is not under 7.5 ms: no rearming. */
 static void pie_prob_keeps_burst_spent_after_delay(struct kunit *test)
 {
@@ -447,6 +492,23 @@ static void pie_early_bytemode_scales_by_size(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->vars.accu_prob, PROB(3, 10));
 }
 
+/*
+ * A device reporting MTU 0 (psched_mtu() = mtu + header = 0) must not
+ * make bytemode divide by zero. With the accumulator past 8.5 the packet
+ * is dropped whatever the size scaling gives.
+ */
+static void pie_early_zero_mtu_bytemode(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+
+	e->dev->mtu = 0;
+	e->dev->hard_header_len = 0;
+	e->params.bytemode = true;
+	e->vars.prob = PROB(1, 2);
+	e->vars.accu_prob = MAX_PROB / 2 * 17;
+	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 100));
+}
+
 static struct kunit_case pie_math_cases[] = {
 	KUNIT_CASE(pie_params_defaults),
 	KUNIT_CASE_PARAM(pie_prob_update, pie_prob_gen_params),
@@ -454,6 +516,8 @@ static struct kunit_case pie_math_cases[] = {
 	KUNIT_CASE(pie_prob_from_departure_rate),
 	KUNIT_CASE(pie_prob_rearms_burst_allowance),
 	KUNIT_CASE(pie_prob_keeps_burst_spent_after_delay),
+	KUNIT_CASE(pie_prob_large_backlog_delay),
+	KUNIT_CASE(pie_prob_never_exceeds_max),
 	{}
 };
 
@@ -471,6 +535,7 @@ static struct kunit_case pie_drop_early_cases[] = {
 	KUNIT_CASE(pie_early_low_delay_low_prob_protects),
 	KUNIT_CASE(pie_early_small_backlog_protects),
 	KUNIT_CASE(pie_early_bytemode_scales_by_size),
+	KUNIT_CASE(pie_early_zero_mtu_bytemode),
 	{}
 };
 

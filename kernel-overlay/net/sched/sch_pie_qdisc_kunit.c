@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite for the pie qdisc, driven through its Qdisc_ops on a
+ * real (unregistered) Ethernet device with synthetic packets: what tc
+ * and the stack see. It runs against both implementations, so it only
+ * uses what they share:
+ *
+ * - the ops, found by name through qdisc_set_default(), the one public
+ *   lookup of a qdisc kind (the net.core.default_qdisc sysctl's);
+ * - the netlink attributes of include/uapi/linux/pkt_sched.h, built and
+ *   parsed here as tc would;
+ * - the private data's leading part (struct pie_vars, struct pie_params,
+ *   struct pie_stats, then the update timer, as both files lay it out),
+ *   to put the controller in a known state: the random drop draw cannot
+ *   be fixed, so drop decisions are forced through the accumulator's
+ *   deterministic thresholds instead, and the timer is stopped so that
+ *   the tests alone decide when the controller updates.
+ *
+ * Expected values come from RFC 8033, the UAPI header's units and the
+ * hand derivations in the comments.
+ */
+
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/delay.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/timer.h>
+#include <net/dsfield.h>
+#include <net/gen_stats.h>
+#include <net/inet_ecn.h>
+#include <net/netlink.h>
+#include <net/pie.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#define MS(ms) PSCHED_NS2TICKS((u64)(ms) * NSEC_PER_MSEC)
+#define PKT_LEN 1000
+
+/* The start of both implementations' struct pie_sched_data. */
+struct pie_test_priv {
+	struct pie_vars vars;
+	struct pie_params params;
+	struct pie_stats stats;
+	struct timer_list adapt_timer;
+};
+
+struct pie_test_env {
+	struct net_device *dev;
+	const struct Qdisc_ops *ops;
+	struct Qdisc *sch;
+	struct sk_buff *msg;	/* holds the last options built */
+	struct netlink_ext_ack extack;
+};
+
+struct pie_attr {
+	int type;
+	u32 value;
+};
+
+static struct pie_test_priv *pie_priv(struct Qdisc *sch)
+{
+	return qdisc_priv(sch);
+}
+
+static struct Qdisc *pie_sch(struct kunit *test)
+{
+	return ((struct pie_test_env *)test->priv)->sch;
+}
+
+/* Look "pie" up by name, then put the previous default back. */
+static const struct Qdisc_ops *pie_find_ops(struct kunit *test)
+{
+	const struct Qdisc_ops *prev = default_qdisc_ops, *ops;
+
+	KUNIT_ASSERT_EQ(test, qdisc_set_default("pie"), 0);
+	ops = default_qdisc_ops;
+	KUNIT_ASSERT_EQ(test, qdisc_set_default(prev->id), 0);
+	KUNIT_ASSERT_STREQ(test, ops->id, "pie");
+	return ops;
+}
+
+static int pie_test_init(struct kunit *test)
+{
+	struct pie_test_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->dev = alloc_etherdev(0);
+	KUNIT_ASSERT_NOT_NULL(test, env->dev);
+	env->ops = pie_find_ops(test);
+	test->priv = env;
+	return 0;
+}
+
+static void pie_test_exit(struct kunit *test)
+{
+	struct pie_test_env *env = test->priv;
+
+	if (env->sch) {
+		netdev_get_tx_queue(env->dev, 0)->qdisc_sleeping = NULL;
+		rtnl_lock();
+		qdisc_put(env->sch);
+		rtnl_unlock();
+		/* qdisc_put() frees after an RCU grace period. */
+		rcu_barrier();
+	}
+	kfree_skb(env->msg);
+	free_netdev(env->dev);
+}
+
+/* TCA_OPTIONS holding the given u32 attributes, as tc sends them. */
+static struct nlattr *pie_options(struct kunit *test, const struct pie_attr *attrs,
+				  int n)
+{
+	struct pie_test_env *env = test->priv;
+	struct sk_buff *skb;
+	struct nlattr *nest;
+	int i;
+
+	kfree_skb(env->msg);
+	skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	env->msg = skb;
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	KUNIT_ASSERT_NOT_NULL(test, nest);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, nla_put_u32(skb, attrs[i].type, attrs[i].value), 0);
+	nla_nest_end(skb, nest);
+	return nest;
+}
+
+/*
+ * A pie qdisc as the device queue's root, created as qdisc_create()
+ * does; its lock is then the root lock that change and the timer take.
+ * On failure qdisc_put() in exit runs ->destroy, as qdisc_create() does.
+ */
+static int pie_create(struct kunit *test, const struct pie_attr *attrs, int n)
+{
+	struct pie_test_env *env = test->priv;
+	struct netdev_queue *txq = netdev_get_tx_queue(env->dev, 0);
+	struct nlattr *opt = n ? pie_options(test, attrs, n) : NULL;
+	struct Qdisc *sch;
+	int err;
+
+	sch = qdisc_alloc(txq, env->ops, &env->extack);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sch));
+	sch->handle = TC_H_MAKE(1 << 16, 0);
+	sch->parent = TC_H_ROOT;
+	env->sch = sch;
+	txq->qdisc_sleeping = sch;
+	rtnl_lock();
+	err = env->ops->init(sch, opt, &env->extack);
+	rtnl_unlock();
+	if (!err)
+		del_timer_sync(&pie_priv(sch)->adapt_timer);
+	return err;
+}
+
+static int pie_change(struct kunit *test, const struct pie_attr *attrs, int n)
+{
+	struct pie_test_env *env = test->priv;
+	struct nlattr *opt = pie_options(test, attrs, n);
+	int err;
+
+	rtnl_lock();
+	err = env->ops->change(env->sch, opt, &env->extack);
+	rtnl_unlock();
+	return err;
+}
+
+/* An IPv4 packet of len bytes with the given TOS (ECN bits). */
+static struct sk_buff *pie_packet(struct kunit *test, u32 len, u8 tos, u32 mark)
+{
+	struct pie_test_env *env = test->priv;
+	struct sk_buff *skb = alloc_skb(len, GFP_KERNEL);
+	struct iphdr *iph;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_zero(skb, len);
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = tos;
+	iph->tot_len = htons(len);
+	iph->ttl = 64;
+	iph->check = ip_fast_csum((u8 *)iph, iph->ihl);
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = env->dev;
+	skb->mark = mark;
+	qdisc_skb_cb(skb)->pkt_len = len;
+	return skb;
+}
+
+static int pie_enqueue(struct kunit *test, struct sk_buff *skb)
+{
+	struct Qdisc *sch = pie_sch(test);
+	struct sk_buff *to_free = NULL;
+	int ret;
+
+	spin_lock_bh(qdisc_lock(sch));
+	ret = sch->enqueue(skb, sch, &to_free);
+	spin_unlock_bh(qdisc_lock(sch));
+	kfree_skb_list(to_free);
+	return ret;
+}
+
+static void pie_enqueue_n(struct kunit *test, int n, u32 len)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, pie_enqueue(test, pie_packet(test, len, 0, i)),
+				NET_XMIT_SUCCESS);
+}
+
+static struct sk_buff *pie_dequeue(struct kunit *test)
+{
+	struct Qdisc *sch = pie_sch(test);
+	struct sk_buff *skb;
+
+	spin_lock_bh(qdisc_lock(sch));
+	skb = sch->dequeue(sch);
+	spin_unlock_bh(qdisc_lock(sch));
+	return skb;
+}
+
+/* The qdisc's TCA_OPTIONS as tc reads them, into tb[]. */
+static void pie_dump_options(struct kunit *test, u32 *values)
+{
+	struct pie_test_env *env = test->priv;
+	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	struct nlattr *tb[TCA_PIE_MAX + 1];
+	struct nlattr *opts;
+	int i, missing = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	opts = (struct nlattr *)skb->data;
+	if (env->ops->dump(env->sch, skb) <= 0 || nla_type(opts) != TCA_OPTIONS ||
+	    nla_parse_nested_deprecated(tb, TCA_PIE_MAX, opts, NULL, NULL)) {
+		kfree_skb(skb);
+		KUNIT_ASSERT_FAILURE(test, "no TCA_OPTIONS in the dump");
+	}
+	for (i = 1; i <= TCA_PIE_MAX; i++) {
+		values[i] = tb[i] ? nla_get_u32(tb[i]) : 0;
+		missing |= !tb[i] << i;
+	}
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ_MSG(test, missing, 0, "attributes missing from the dump");
+}
+
+/* The qdisc's struct tc_pie_xstats as tc -s reads it. */
+static void pie_xstats(struct kunit *test, struct tc_pie_xstats *st)
+{
+	struct pie_test_env *env = test->priv;
+	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	struct nlattr *app = NULL;
+	struct gnet_dump d;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	if (!gnet_stats_start_copy(skb, TCA_STATS2, NULL, &d, TCA_PAD) &&
+	    !env->ops->dump_stats(env->sch, &d) && !gnet_stats_finish_copy(&d))
+		app = nla_find(nla_data(d.tail), nla_len(d.tail), TCA_STATS_APP);
+	if (!app || nla_len(app) != sizeof(*st)) {
+		kfree_skb(skb);
+		KUNIT_ASSERT_FAILURE(test, "no struct tc_pie_xstats in the dump");
+	}
+	memcpy(st, nla_data(app), sizeof(*st));
+	kfree_skb(skb);
+}
+
+/*
+ * Put the controller where the next arriving packet is surely dropped:
+ * no burst allowance, delay at target (no low-delay bypass), and an
+ * accumulated probability already at 8.5, the RFC 8033 section 5.4
+ * threshold past which a drop is not random.
+ */
+static void pie_force_drop(struct Qdisc *sch, u64 prob)
+{
+	struct pie_test_priv *q = pie_priv(sch);
+
+	q->vars.burst_time = 0;
+	q->vars.qdelay = q->params.target;
+	q->vars.prob = prob;
+	q->vars.accu_prob = MAX_PROB / 2 * 17;
+}
+
+static u32 pie_jiffies_usecs(u32 us)
+{
+	return jiffies_to_usecs(usecs_to_jiffies(us));
+}
+
+/* tc qdisc add dev D root pie: RFC 8033's defaults, in tc's units. */
+static void pie_qdisc_defaults(struct kunit *test)
+{
+	u32 v[TCA_PIE_MAX + 1];
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	pie_dump_options(test, v);
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_TARGET], 15000);	/* us */
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_LIMIT], 1000);		/* packets */
+	/* 15 ms in whole jiffies: 16 ms at HZ=250, as tc shows it. */
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_TUPDATE], pie_jiffies_usecs(15000));
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_ALPHA], 2);		/* 0.125 */
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_BETA], 20);		/* 1.25 */
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_ECN], 0);
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_BYTEMODE], 0);
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_DQ_RATE_ESTIMATOR], 0);
+	/* And the burst allowance starts full: 150 ms. */
+	KUNIT_EXPECT_EQ(test, pie_priv(pie_sch(test))->vars.burst_time, MS(150));
+}
+
+struct pie_attr_case {
+	const char *name;
+	int type;
+	u32 value;
+};
+
+static const struct pie_attr_case pie_attr_cases[] = {
+	{ "target 20ms", TCA_PIE_TARGET, 20000 },
+	{ "target 1us", TCA_PIE_TARGET, 1 },
+	{ "limit 1", TCA_PIE_LIMIT, 1 },
+	{ "limit 50000", TCA_PIE_LIMIT, 50000 },
+	{ "tupdate 30ms", TCA_PIE_TUPDATE, 30000 },
+	{ "tupdate 1us is one jiffy", TCA_PIE_TUPDATE, 1 },
+	{ "alpha 0", TCA_PIE_ALPHA, 0 },
+	{ "alpha 32", TCA_PIE_ALPHA, 32 },
+	{ "beta 0", TCA_PIE_BETA, 0 },
+	{ "beta 32", TCA_PIE_BETA, 32 },
+	{ "ecn", TCA_PIE_ECN, 1 },
+	{ "bytemode", TCA_PIE_BYTEMODE, 1 },
+	{ "dq_rate_estimator", TCA_PIE_DQ_RATE_ESTIMATOR, 1 },
+};
+
+static void pie_attr_case_desc(const struct pie_attr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_attr, pie_attr_cases, pie_attr_case_desc);
+
+/*
+ * What tc shows for a value: times go through the kernel's units and
+ * back, target through 64 ns psched ticks (1 us = 15 ticks = 960 ns,
+ * shown as 0 us), tupdate through whole jiffies.
+ */
+static u32 pie_attr_expected(const struct pie_attr_case *c)
+{
+	u64 ns;
+
+	switch (c->type) {
+	case TCA_PIE_TARGET:
+		ns = PSCHED_TICKS2NS(PSCHED_NS2TICKS((u64)c->value * NSEC_PER_USEC));
+		return div_u64(ns, NSEC_PER_USEC);
+	case TCA_PIE_TUPDATE:
+		return pie_jiffies_usecs(c->value);
+	default:
+		return c->value;
+	}
+}
+
+/* tc qdisc add ... pie ATTR VALUE; tc qdisc show gives it back. */
+static void pie_qdisc_attr_at_init(struct kunit *test)
+{
+	const struct pie_attr_case *c = test->param_value;
+	struct pie_attr attr = { c->type, c->value };
+	u32 v[TCA_PIE_MAX + 1];
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, &attr, 1), 0);
+	pie_dump_options(test, v);
+	KUNIT_EXPECT_EQ(test, v[c->type], pie_attr_expected(c));
+}
+
+/* tc qdisc change ... pie ATTR VALUE; the others stay as they were. */
+static void pie_qdisc_attr_at_change(struct kunit *test)
+{
+	const struct pie_attr_case *c = test->param_value;
+	struct pie_attr attr = { c->type, c->value };
+	u32 before[TCA_PIE_MAX + 1], after[TCA_PIE_MAX + 1];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	pie_dump_options(test, before);
+	KUNIT_ASSERT_EQ(test, pie_change(test, &attr, 1), 0);
+	pie_dump_options(test, after);
+	for (i = 1; i <= TCA_PIE_MAX; i++)
+		KUNIT_EXPECT_EQ_MSG(test, after[i],
+				    i == c->type ? pie_attr_expected(c) : before[i],
+				    "attribute %d", i);
+}
+
+/* A FIFO: packets leave in order, and the counters follow them. */
+static void pie_qdisc_fifo_order(struct kunit *test)
+{
+	struct Qdisc *sch;
+	struct tc_pie_xstats st;
+	struct sk_buff *skb;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	pie_enqueue_n(test, 10, PKT_LEN);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 10);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 10 * PKT_LEN);
+
+	for (i = 0; i < 10; i++) {
+		skb = pie_dequeue(test);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_EXPECT_EQ(test, skb->mark, i);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_NULL(test, pie_dequeue(test));
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+	KUNIT_EXPECT_EQ(test, u64_stats_read(&sch->bstats.packets), 10);
+	KUNIT_EXPECT_EQ(test, u64_stats_read(&sch->bstats.bytes), 10 * PKT_LEN);
+
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_EQ(test, st.packets_in, 10);
+	/* The deepest queue an arrival found: 9 packets ahead of the last. */
+	KUNIT_EXPECT_EQ(test, st.maxq, 9);
+	KUNIT_EXPECT_EQ(test, st.dropped, 0);
+}
+
+/* limit 5, 8 arrivals: the last 3 are dropped and counted as overlimit. */
+static void pie_qdisc_limit_overflow(struct kunit *test)
+{
+	struct pie_attr limit = { TCA_PIE_LIMIT, 5 };
+	struct tc_pie_xstats st;
+	struct Qdisc *sch;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, &limit, 1), 0);
+	sch = pie_sch(test);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, pie_enqueue(test, pie_packet(test, PKT_LEN, 0, i)),
+				i < 5 ? NET_XMIT_SUCCESS : NET_XMIT_DROP);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 5);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 5 * PKT_LEN);
+	KUNIT_EXPECT_EQ(test, sch->qstats.drops, 3);
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_EQ(test, st.overlimit, 3);
+	KUNIT_EXPECT_EQ(test, st.dropped, 3);
+	KUNIT_EXPECT_EQ(test, st.packets_in, 5);
+}
+
+/*
+ * Two 1514-byte packets make the backlog reach 2 * MTU (psched_mtu() of
+ * an Ethernet device: 1500 + 14), past the small-queue bypass.
+ */
+static void pie_fill_past_bypass(struct kunit *test)
+{
+	pie_enqueue_n(test, 2, 1514);
+}
+
+/* At an accumulated 8.5 the packet is dropped, and the sum restarts. */
+static void pie_qdisc_drops_past_threshold(struct kunit *test)
+{
+	struct Qdisc *sch;
+	struct tc_pie_xstats st;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	pie_fill_past_bypass(test);
+	pie_force_drop(sch, MAX_PROB / 2);
+	KUNIT_EXPECT_EQ(test, pie_enqueue(test, pie_packet(test, PKT_LEN, 0, 9)),
+			NET_XMIT_DROP);
+	KUNIT_EXPECT_EQ(test, pie_priv(sch)->vars.accu_prob, 0);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 2);
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_EQ(test, st.dropped, 1);
+	KUNIT_EXPECT_EQ(test, st.overlimit, 0);
+}
+
+/* Below an accumulated 0.85 no packet is dropped, whatever p is. */
+static void pie_qdisc_spares_below_threshold(struct kunit *test)
+{
+	struct Qdisc *sch;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	pie_fill_past_bypass(test);
+	pie_force_drop(sch, MAX_PROB / 2);
+	/* 0 + 0.5 < 0.85 */
+	pie_priv(sch)->vars.accu_prob = 0;
+	KUNIT_EXPECT_EQ(test, pie_enqueue(test, pie_packet(test, PKT_LEN, 0, 9)),
+			NET_XMIT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, pie_priv(sch)->vars.accu_prob, MAX_PROB / 2);
+}
+
+struct pie_ecn_case {
+	const char *name;
+	bool ecn;
+	u8 tos;
+	u64 prob;
+	bool marked;
+};
+
+/* RFC 8033 section 5.1: mark instead of drop, while p is at most 10%. */
+static const struct pie_ecn_case pie_ecn_cases[] = {
+	{ "ecn, ECT(0), p 5%: marked", true, INET_ECN_ECT_0, MAX_PROB / 20, true },
+	{ "ecn, ECT(1), p 10%: marked", true, INET_ECN_ECT_1, MAX_PROB / 10, true },
+	{ "ecn, ECT(0), p 20%: dropped", true, INET_ECN_ECT_0, MAX_PROB / 5, false },
+	{ "ecn, not ECT, p 5%: dropped", true, INET_ECN_NOT_ECT, MAX_PROB / 20, false },
+	{ "no ecn, ECT(0), p 5%: dropped", false, INET_ECN_ECT_0, MAX_PROB / 20, false },
+};
+
+static void pie_ecn_case_desc(const struct pie_ecn_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_ecn, pie_ecn_cases, pie_ecn_case_desc);
+
+static void pie_qdisc_ecn_mark(struct kunit *test)
+{
+	const struct pie_ecn_case *c = test->param_value;
+	struct pie_attr ecn = { TCA_PIE_ECN, c->ecn };
+	struct sk_buff *skb;
+	struct tc_pie_xstats st;
+	struct Qdisc *sch;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, &ecn, 1), 0);
+	sch = pie_sch(test);
+	pie_fill_past_bypass(test);
+	pie_force_drop(sch, c->prob);
+	skb = pie_packet(test, PKT_LEN, c->tos, 7);
+	ret = pie_enqueue(test, skb);
+	pie_xstats(test, &st);
+	if (c->marked) {
+		KUNIT_EXPECT_EQ(test, ret, NET_XMIT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, ipv4_get_dsfield(ip_hdr(skb)) & INET_ECN_MASK,
+				INET_ECN_CE);
+		KUNIT_EXPECT_EQ(test, st.ecn_mark, 1);
+		KUNIT_EXPECT_EQ(test, st.dropped, 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, ret, NET_XMIT_DROP);
+		KUNIT_EXPECT_EQ(test, st.ecn_mark, 0);
+		KUNIT_EXPECT_EQ(test, st.dropped, 1);
+	}
+}
+
+/*
+ * The burst allowance (150 ms from the start) shields every packet; it
+ * is spent by the time between dequeues, and then the drop comes.
+ */
+static void pie_qdisc_burst_allowance_expires(struct kunit *test)
+{
+	struct pie_test_priv *q;
+	struct Qdisc *sch;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	q = pie_priv(sch);
+	pie_enqueue_n(test, 3, 1514);
+	pie_force_drop(sch, MAX_PROB);
+	q->vars.burst_time = MS(1);
+	KUNIT_EXPECT_EQ(test, pie_enqueue(test, pie_packet(test, 1514, 0, 3)),
+			NET_XMIT_SUCCESS);
+
+	/* The last dequeue 2 ms ago: this one spends the 1 ms left. */
+	q->vars.dq_tstamp = psched_get_time() - MS(2);
+	kfree_skb(pie_dequeue(test));
+	KUNIT_EXPECT_EQ(test, q->vars.burst_time, 0);
+
+	pie_force_drop(sch, MAX_PROB);
+	KUNIT_EXPECT_EQ(test, pie_enqueue(test, pie_packet(test, 1514, 0, 4)),
+			NET_XMIT_DROP);
+}
+
+/* The delay is the head packet's time in the queue, shown in us. */
+static void pie_qdisc_dequeue_measures_delay(struct kunit *test)
+{
+	struct tc_pie_xstats st;
+	struct Qdisc *sch;
+	psched_time_t qdelay;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	pie_enqueue_n(test, 2, PKT_LEN);
+	/* The head arrived 40 ms ago. */
+	get_pie_cb(sch->q.head)->enqueue_time = psched_get_time() - MS(40);
+	kfree_skb(pie_dequeue(test));
+
+	qdelay = pie_priv(sch)->vars.qdelay;
+	KUNIT_EXPECT_GE(test, qdelay, MS(40));
+	KUNIT_EXPECT_LT(test, qdelay, MS(50));
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_GE(test, st.delay, 40000);
+	KUNIT_EXPECT_LT(test, st.delay, 50000);
+
+	/* The last packet leaves an empty queue: no delay to speak of. */
+	kfree_skb(pie_dequeue(test));
+	KUNIT_EXPECT_EQ(test, pie_priv(sch)->vars.qdelay, 0);
+}
+
+/* tc change limit 4 with 10 queued: 6 leave from the head, counted. */
+static void pie_qdisc_change_shrinks_queue(struct kunit *test)
+{
+	struct pie_attr limit = { TCA_PIE_LIMIT, 4 };
+	struct sk_buff *skb;
+	struct Qdisc *sch;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	pie_enqueue_n(test, 10, PKT_LEN);
+	KUNIT_EXPECT_EQ(test, pie_change(test, &limit, 1), 0);
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 4);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 4 * PKT_LEN);
+	KUNIT_EXPECT_EQ(test, sch->qstats.drops, 6);
+	for (i = 6; i < 10; i++) {
+		skb = pie_dequeue(test);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_EXPECT_EQ(test, skb->mark, i);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+}
+
+/* xstats.prob is p on the UAPI scale, 2^64 for 100%: p << 8. */
+static void pie_qdisc_xstats_prob_scale(struct kunit *test)
+{
+	struct tc_pie_xstats st;
+	struct Qdisc *sch;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	pie_priv(sch)->vars.prob = MAX_PROB / 4;
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_EQ(test, st.prob, (MAX_PROB / 4) << 8);
+	KUNIT_EXPECT_EQ(test, st.dq_rate_estimating, 0);
+}
+
+/*
+ * Project behaviour: held at 300 ms the probability reaches 100% and
+ * stays there, so tc -s shows 100%, not a wrapped value. From 0 the
+ * derived trajectory (pie_math) passes 77% after 20 updates and then
+ * gains 4% per update (2% cap + 2% above 250 ms): 100% within 26.
+ */
+static void pie_qdisc_xstats_prob_saturates(struct kunit *test)
+{
+	struct tc_pie_xstats st;
+	struct pie_test_priv *q;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	q = pie_priv(pie_sch(test));
+	for (i = 0; i < 40; i++) {
+		q->vars.qdelay = MS(300);
+		q->vars.qdelay_old = MS(300);
+		pie_calculate_probability(&q->params, &q->vars, 200000);
+	}
+	pie_xstats(test, &st);
+	/* MAX_PROB << 8 = 2^64 - 256: 100% to 1 part in 2^56 */
+	KUNIT_EXPECT_EQ(test, st.prob, MAX_PROB << 8);
+}
+
+/*
+ * The update timer runs the controller on its own: re-armed with 300 ms
+ * of delay standing and tupdate one jiffy, it raises p (by 2% at its
+ * first update, pie_math's "over 250 ms from 0"). It must stop when the
+ * qdisc is destroyed, which exit does: KASAN would report a timer
+ * running on freed memory.
+ */
+static void pie_qdisc_timer_updates(struct kunit *test)
+{
+	struct pie_attr tupdate = { TCA_PIE_TUPDATE, 1 };
+	struct pie_test_priv *q;
+	struct Qdisc *sch;
+	u64 prob;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, &tupdate, 1), 0);
+	sch = pie_sch(test);
+	q = pie_priv(sch);
+	pie_enqueue_n(test, 10, PKT_LEN);
+	spin_lock_bh(qdisc_lock(sch));
+	q->vars.qdelay = MS(300);
+	q->vars.qdelay_old = MS(300);
+	spin_unlock_bh(qdisc_lock(sch));
+
+	mod_timer(&q->adapt_timer, jiffies + 1);
+	msleep(jiffies_to_msecs(20));
+
+	spin_lock_bh(qdisc_lock(sch));
+	prob = q->vars.prob;
+	spin_unlock_bh(qdisc_lock(sch));
+	KUNIT_EXPECT_GE(test, prob, MAX_PROB / 50);
+}
+
+/* Project behaviour: reset leaves no controller state behind. */
+static void pie_qdisc_reset_clears_controller(struct kunit *test)
+{
+	struct pie_test_priv *q;
+	struct Qdisc *sch;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	sch = pie_sch(test);
+	q = pie_priv(sch);
+	pie_enqueue_n(test, 3, PKT_LEN);
+	q->vars.prob = MAX_PROB / 3;
+	q->vars.qdelay = MS(80);
+	q->vars.qdelay_old = MS(60);
+	q->vars.burst_time = 0;
+	q->vars.accu_prob = MAX_PROB / 2;
+	q->vars.avg_dq_rate = 1234;
+	q->vars.backlog_old = 3 * PKT_LEN;
+
+	/* As dev_deactivate() does: under RTNL and the qdisc lock. */
+	rtnl_lock();
+	spin_lock_bh(qdisc_lock(sch));
+	qdisc_reset(sch);
+	spin_unlock_bh(qdisc_lock(sch));
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, sch->q.qlen, 0);
+	KUNIT_EXPECT_EQ(test, sch->qstats.backlog, 0);
+	KUNIT_EXPECT_EQ(test, q->vars.prob, 0);
+	KUNIT_EXPECT_EQ(test, q->vars.qdelay, 0);
+	KUNIT_EXPECT_EQ(test, q->vars.qdelay_old, 0);
+	KUNIT_EXPECT_EQ(test, q->vars.burst_time, MS(150));
+	KUNIT_EXPECT_EQ(test, q->vars.accu_prob, 0);
+	KUNIT_EXPECT_EQ(test, q->vars.avg_dq_rate, 0);
+	KUNIT_EXPECT_EQ(test, q->vars.backlog_old, 0);
+}
+
+struct pie_bad_case {
+	const char *name;
+	int type;
+	u32 value;
+};
+
+/* Values iproute2 never sends; raw netlink can. */
+static const struct pie_bad_case pie_bad_cases[] = {
+	{ "tupdate 0 would stop the timer", TCA_PIE_TUPDATE, 0 },
+	{ "alpha 33", TCA_PIE_ALPHA, 33 },
+	{ "alpha U32_MAX overflows the gain", TCA_PIE_ALPHA, U32_MAX },
+	{ "beta 33", TCA_PIE_BETA, 33 },
+	{ "target 0", TCA_PIE_TARGET, 0 },
+	{ "target 10s + 1us", TCA_PIE_TARGET, 10 * USEC_PER_SEC + 1 },
+	{ "limit 0", TCA_PIE_LIMIT, 0 },
+};
+
+static void pie_bad_case_desc(const struct pie_bad_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_bad, pie_bad_cases, pie_bad_case_desc);
+
+/* Project behaviour: refused at init, with a reason for tc to print. */
+static void pie_qdisc_rejects_bad_attr_at_init(struct kunit *test)
+{
+	const struct pie_bad_case *c = test->param_value;
+	struct pie_attr attr = { c->type, c->value };
+	struct pie_test_env *env = test->priv;
+
+	KUNIT_EXPECT_LT(test, pie_create(test, &attr, 1), 0);
+	KUNIT_EXPECT_NOT_NULL(test, env->extack._msg);
+}
+
+/* Project behaviour: refused at change, and nothing changed. */
+static void pie_qdisc_rejects_bad_attr_at_change(struct kunit *test)
+{
+	const struct pie_bad_case *c = test->param_value;
+	struct pie_attr attr = { c->type, c->value };
+	u32 before[TCA_PIE_MAX + 1], after[TCA_PIE_MAX + 1];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	pie_dump_options(test, before);
+	KUNIT_EXPECT_LT(test, pie_change(test, &attr, 1), 0);
+	pie_dump_options(test, after);
+	for (i = 1; i <= TCA_PIE_MAX; i++)
+		KUNIT_EXPECT_EQ_MSG(test, after[i], before[i], "attribute %d", i);
+}
+
+static struct kunit_case pie_qdisc_cases[] = {
+	KUNIT_CASE(pie_qdisc_defaults),
+	KUNIT_CASE_PARAM(pie_qdisc_attr_at_init, pie_attr_gen_params),
+	KUNIT_CASE_PARAM(pie_qdisc_attr_at_change, pie_attr_gen_params),
+	KUNIT_CASE(pie_qdisc_fifo_order),
+	KUNIT_CASE(pie_qdisc_limit_overflow),
+	KUNIT_CASE(pie_qdisc_drops_past_threshold),
+	KUNIT_CASE(pie_qdisc_spares_below_threshold),
+	KUNIT_CASE_PARAM(pie_qdisc_ecn_mark, pie_ecn_gen_params),
+	KUNIT_CASE(pie_qdisc_burst_allowance_expires),
+	KUNIT_CASE(pie_qdisc_dequeue_measures_delay),
+	KUNIT_CASE(pie_qdisc_change_shrinks_queue),
+	KUNIT_CASE(pie_qdisc_xstats_prob_scale),
+	KUNIT_CASE(pie_qdisc_xstats_prob_saturates),
+	KUNIT_CASE(pie_qdisc_timer_updates),
+	KUNIT_CASE(pie_qdisc_reset_clears_controller),
+	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_init, pie_bad_gen_params),
+	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_change, pie_bad_gen_params),
+	{}
+};
+
+static struct kunit_suite pie_qdisc_suite = {
+	.name = "pie_qdisc",
+	.init = pie_test_init,
+	.exit = pie_test_exit,
+	.test_cases = pie_qdisc_cases,
+};
+
+kunit_test_suites(&pie_qdisc_suite);
+
+MODULE_LICENSE("GPL");
