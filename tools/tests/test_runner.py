@@ -60,6 +60,23 @@ class RunnerTest(unittest.TestCase):
                              reports=[logscan.Report('KASAN', ['BUG: KASAN: x'])])
         self.assertFalse(out.ok)
 
+    def test_digests_alike_and_not(self) -> None:
+        log = ('[  1.0]     # pie_diff_trajectory: kfork-diff: pie.a.0500 00ff\n'
+               '[  1.1]     # pie_diff_trajectory: kfork-diff: pie.b.0500 0aaa\n')
+        fork = runner.Outcome('fork', digests=runner.digests(log))
+        self.assertEqual(fork.digests, {'pie.a.0500': '00ff', 'pie.b.0500': '0aaa'})
+        upstream = runner.Outcome('upstream-impl',
+                                  digests={'pie.a.0500': '00ff', 'pie.b.0500': '0bbb'})
+        lines, same, different = runner.compare_digests(
+            {'upstream-impl': upstream.digests, 'fork': fork.digests})
+        self.assertEqual((same, different), (1, 1))
+        self.assertEqual(lines, ['kfork: differential pie.b.0500 differs: '
+                                 'upstream-impl 0bbb, fork 0aaa'])
+        # A key only one build printed is a difference too.
+        _, same, different = runner.compare_digests(
+            {'upstream-impl': upstream.digests, 'fork': {}})
+        self.assertEqual((same, different), (0, 2))
+
     def test_marked_file(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / 'project-behaviour'

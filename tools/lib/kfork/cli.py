@@ -21,7 +21,9 @@ verbs:
   run --upstream-impl [GLOB]
                     the same suites and patches on the distro's own
                     implementation files
-  compare [GLOB]    both variants, then a table suite by suite
+  compare [GLOB]    both variants, then a table suite by suite; the
+                    digests differential tests print (kfork-diff: KEY
+                    VALUE) must be alike on both, each one test
   patches DIR       write the fork as a patch series (git format-patch
                     upstream..fork) into DIR
   sync              only bring the tree's branch up to date and print
@@ -132,15 +134,17 @@ def _suite_table(outcomes: Sequence[runner.Outcome]) -> List[str]:
     return lines
 
 
-def _close(outcomes: Sequence[runner.Outcome]) -> int:
-    passed = sum(o.passed for o in outcomes)
-    failed = sum(o.failed for o in outcomes)
+def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) -> int:
+    """The closing line; alike/unlike count differential digests, each
+    one test."""
+    passed = sum(o.passed for o in outcomes) + alike
+    failed = sum(o.failed for o in outcomes) + unlike
     skipped = sum(o.skipped for o in outcomes)
     reports = sum(len(o.reports) for o in outcomes)
     if reports:
         print(f'kfork: {reports} checker report(s) in the kernel log: the run fails')
     print(f'kunit: {passed} passed, {failed} failed, {skipped} skipped')
-    return 0 if all(o.ok for o in outcomes) else 1
+    return 0 if all(o.ok for o in outcomes) and not unlike else 1
 
 
 def _status() -> int:
@@ -168,7 +172,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         outcomes = _run_variants(args, list(tree.VARIANTS))
         for line in _suite_table(outcomes):
             print(line)
-        return _close(outcomes)
+        differs, same, different = runner.compare_digests({o.variant: o.digests for o in outcomes})
+        for line in differs:
+            print(line)
+        if same + different:
+            print(f'differential: {same} of {same + different} digests alike on both builds')
+        return _close(outcomes, same, different)
     if args.verb in ('patches', 'sync'):
         variant = 'upstream-impl' if args.upstream_impl else 'fork'
         _, src, _ = session.prepare()

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import logscan
 from .common import ToolError, WorkArea, say
@@ -72,6 +72,30 @@ class Marked:
         return any(case == e or case.startswith(e + '.') for e in self.entries)
 
 
+_DIGEST = re.compile(r'kfork-diff: (\S+) (\S+)\s*$')
+
+
+def digests(log: str) -> Dict[str, str]:
+    """Differential tests print 'kfork-diff: KEY VALUE': the same inputs
+    must give the same VALUE on both builds."""
+    return {m.group(1): m.group(2) for m in map(_DIGEST.search, log.splitlines()) if m}
+
+
+def compare_digests(by_variant: Mapping[str, Dict[str, str]]) -> Tuple[List[str], int, int]:
+    """Lines for each key whose digest differs between the variants or
+    is missing on one, and the counts of keys alike and not alike."""
+    keys = sorted(set().union(*by_variant.values()))
+    lines, same = [], 0
+    for key in keys:
+        values = {v: d.get(key, '(missing)') for v, d in by_variant.items()}
+        if len(set(values.values())) == 1:
+            same += 1
+        else:
+            cells = ', '.join(f'{v} {value}' for v, value in values.items())
+            lines.append(f'kfork: differential {key} differs: {cells}')
+    return lines, same, len(keys) - same
+
+
 def cases_from_json(text: str) -> Dict[str, str]:
     """Leaf test cases of kunit.py's JSON as 'suite.test[.param]': status."""
     cases: Dict[str, str] = {}
@@ -96,6 +120,8 @@ class Outcome:
     marked: Marked = field(default_factory=lambda: Marked({}))
     reports: List[logscan.Report] = field(default_factory=list)
     error: str = ''
+    # Digests printed by differential tests, by key (kfork-diff: lines).
+    digests: Dict[str, str] = field(default_factory=dict)
 
     def _expected_failure(self, case: str, status: str) -> bool:
         return (self.variant == 'upstream-impl' and status in (FAIL, ERROR)
@@ -236,7 +262,9 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> 
     if json_path.is_file():
         outcome.cases = cases_from_json(json_path.read_text())
     if log_path.is_file():
-        outcome.reports = logscan.scan(log_path.read_text(errors='replace'))
+        log = log_path.read_text(errors='replace')
+        outcome.reports = logscan.scan(log)
+        outcome.digests = digests(log)
     if not outcome.cases:
         outcome.error = _cause(output) if status else 'kunit.py ran no test'
     return outcome
