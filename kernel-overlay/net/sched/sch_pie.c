@@ -381,9 +381,14 @@ static const struct nla_policy pie_policy[TCA_PIE_MAX + 1] = {
 	[TCA_PIE_TUPDATE]		= { .type = NLA_U32 },
 	[TCA_PIE_ALPHA]			= NLA_POLICY_MAX(NLA_U32, PIE_GAIN_MAX),
 	[TCA_PIE_BETA]			= NLA_POLICY_MAX(NLA_U32, PIE_GAIN_MAX),
-	[TCA_PIE_ECN]			= NLA_POLICY_MAX(NLA_U32, 1),
-	[TCA_PIE_BYTEMODE]		= NLA_POLICY_MAX(NLA_U32, 1),
-	[TCA_PIE_DQ_RATE_ESTIMATOR]	= NLA_POLICY_MAX(NLA_U32, 1),
+	/*
+	 * The flags take any u32, as they always have: tc sends 0 or 1, and
+	 * a dump returns what was set, so a stricter range would only break
+	 * raw netlink users that work today.
+	 */
+	[TCA_PIE_ECN]			= { .type = NLA_U32 },
+	[TCA_PIE_BYTEMODE]		= { .type = NLA_U32 },
+	[TCA_PIE_DQ_RATE_ESTIMATOR]	= { .type = NLA_U32 },
 };
 
 /*
