@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unittest
 
+from kfork import guest_tc as tcs
 from kfork import guest_tests as gt
 from kfork import guest_traffic as traffic
 from kfork import guest_uprobe as up
@@ -193,6 +194,47 @@ class TrafficJudgeTest(unittest.TestCase):
         traffic.check_pie(tap, p)
         failed = [name for ok, name, _ in tap.cases if not ok]
         self.assertEqual(failed, ['pie: queueing delay settles near target'])
+
+
+class TcParityTest(unittest.TestCase):
+    """The tc suite's expectations: tc's time format and jiffy rounding."""
+
+    def test_tc_time(self) -> None:
+        # iproute2 prints %g of the largest unit the value reaches.
+        self.assertEqual([tcs.tc_time(u) for u in (999, 1000, 1500, 15000, 1_000_000)],
+                         ['999us', '1ms', '1.5ms', '15ms', '1s'])
+
+    def test_jiffies_round_up(self) -> None:
+        # HZ 250: a 4 ms tick; 15 ms is 3.75 ticks, kept as 4 (16 ms).
+        self.assertEqual(tcs.in_jiffies(15000, 250), '16ms')
+        self.assertEqual(tcs.in_jiffies(40000, 250), '40ms')
+        self.assertEqual(tcs.in_jiffies(1000, 250), '4ms')
+        self.assertEqual(tcs.in_jiffies(15000, 1000), '15ms')
+
+    def test_shown_options(self) -> None:
+        show = ('qdisc pie 8001: root refcnt 2 limit 500p target 5ms tupdate 40ms '
+                'alpha 4 beta 10 ecn bytemode dq_rate_estimator \n')
+        self.assertEqual(tcs.shown_options(show, 'pie'),
+                         {'limit': '500p', 'target': '5ms', 'tupdate': '40ms', 'alpha': '4',
+                          'beta': '10', 'ecn': True, 'bytemode': True,
+                          'dq_rate_estimator': True})
+        self.assertIsNone(tcs.shown_options(show, 'hhf'))
+
+    def test_steps_change_one_option_at_a_time(self) -> None:
+        steps = tcs.pie_steps(250)
+        self.assertEqual(steps[0].options['tupdate'], '16ms')
+        target = next(s for s in steps if s.name == 'target in us')
+        self.assertEqual(target.options['target'], '1.5ms')
+        # noecn takes the flag away and leaves the others.
+        noecn = next(s for s in steps if s.name == 'noecn')
+        self.assertNotIn('ecn', noecn.options)
+        self.assertTrue(noecn.options['bytemode'])
+
+    def test_digest_ignores_handle_and_delay(self) -> None:
+        a = 'qdisc pie 8001: root refcnt 2\n  prob 0 delay 3us avg_dq_rate 0\n'
+        b = 'qdisc pie 8004: root refcnt 2\n  prob 0 delay 0us avg_dq_rate 0\n'
+        self.assertEqual(tcs.digest(a), tcs.digest(b))
+        self.assertNotEqual(tcs.digest(a), tcs.digest(a.replace('prob 0', 'prob 1')))
 
 
 if __name__ == '__main__':

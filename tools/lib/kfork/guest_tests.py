@@ -7,8 +7,9 @@ fork must pass every test that passes there; a test that does better on
 the fork is reported, not failed. On the upstream implementation itself
 any difference fails: the baseline is stale.
 
-The project's own suites (uprobe, traffic) print TAP with a plan, and
-every case must pass on both builds.
+The project's own suites (uprobe, traffic, tc) print TAP with a plan, and
+every case must pass on both builds. Their 'kfork-diff: KEY VALUE' lines
+must also be alike on both builds (tools/vm compare).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Dict, List
 from .common import project_root
 
 BASELINE_SUITES = ('ftrace', 'tdc')
-OWN_SUITES = ('uprobe', 'traffic')
+OWN_SUITES = ('uprobe', 'traffic', 'tc')
 SUITES = BASELINE_SUITES + OWN_SUITES
 PASS = 'PASS'
 BASELINE_DIR = project_root() / 'tools' / 'guest' / 'baseline'
@@ -75,7 +76,8 @@ def parse_own(text: str) -> Dict[str, str]:
     return results
 
 
-PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc, 'uprobe': parse_own, 'traffic': parse_own}
+PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc, 'uprobe': parse_own, 'traffic': parse_own,
+           'tc': parse_own}
 
 
 # Why a test cannot pass in this setup on any implementation; written

@@ -74,6 +74,18 @@ class GuestRun:
         return ''
 
 
+def kernel_hz(image: Path) -> str:
+    """CONFIG_HZ of the build an image comes from (BUILD/arch/x86/boot/
+    bzImage beside BUILD/.config): guest tests that read back times the
+    kernel keeps in jiffies need the tick. '' when unknown."""
+    config = image.parents[3] / '.config'
+    if config.is_file():
+        for line in config.read_text().splitlines():
+            if line.startswith('CONFIG_HZ='):
+                return line.partition('=')[2]
+    return ''
+
+
 def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
               kmemleak: bool = False, memory_mb: int = 1024) -> List[str]:
     """QEMU for a guest: q35 (its ACPI routes the virtio interrupts in
@@ -91,6 +103,7 @@ def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
         'root=hostroot', 'rootfstype=9p', 'ro',
         'rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose',
         f'init={GUEST_INIT}', f'kfork_out={folder}', f'kfork_variant={variant}',
+        f'kfork_hz={kernel_hz(image)}',
         f'kfork_keep={":".join(str(p) for p in keep)}',
     ])
     return ['qemu-system-x86_64', '-machine', 'q35', '-accel', 'tcg', '-nodefaults',

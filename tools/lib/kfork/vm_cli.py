@@ -28,10 +28,12 @@ verbs:
                     hhf and fq_pie), judged against the baseline in
                     tools/guest/baseline/, and the project's own (uprobe:
                     uprobe events on a program compiled in the guest;
-                    traffic: pie and hhf under real traffic), whose every
-                    case must pass
+                    traffic: pie and hhf under real traffic; tc: every
+                    pie, fq_pie and hhf option through the machine's tc),
+                    whose every case must pass
   compare [SUITE...]
-                    test on both builds and print one table
+                    test on both builds and print one table; the own
+                    suites' outputs (kfork-diff lines) must be alike
   baseline [SUITE...]
                     record the upstream implementation's results of
                     ftrace and tdc as the new baseline (review the diff
@@ -134,6 +136,16 @@ def _read_results(folder: Path, suites: Sequence[str]) -> Dict[str, Dict[str, st
     return results
 
 
+def _digests(folder: Path, suites: Sequence[str]) -> Dict[str, str]:
+    """The 'kfork-diff: KEY VALUE' lines the own suites' outputs hold."""
+    found: Dict[str, str] = {}
+    for suite in suites:
+        out = folder / f'{suite}.out'
+        if suite in guest_tests.OWN_SUITES and out.is_file():
+            found.update(runner.digests(out.read_text(errors='replace')))
+    return found
+
+
 def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
                 ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
     """Build each variant, then boot them all at once: each guest is one
@@ -178,6 +190,13 @@ def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
             table.append((suite, variant, {v.name: v for v in verdicts}))
     if len(variants) > 1:
         print('\n'.join(_table(table, variants)))
+        differs, same, different = runner.compare_digests(
+            {v: _digests(run.folder, suites) for v, (run, _) in runs.items()})
+        for line in differs:
+            print(line)
+        if same + different:
+            print(f'differential: {same} of {same + different} digests alike on both builds')
+        totals[1] += different
     if not ok:
         totals[1] += 1
     print(f'guest: {totals[0]} passed, {totals[1]} failed, {totals[2]} skipped')
