@@ -404,9 +404,6 @@ static void pie_diff_trajectory(struct kunit *test)
 		params.dq_rate_estimator = c->rate_mode;
 		memset(&vars, 0, sizeof(vars));
 		pie_vars_init(&vars);
-		/* 1250 bytes/ms = 0.08 bytes per 64 ns tick: << 8 is 20.48. */
-		if (c->rate_mode)
-			vars.avg_dq_rate = 20;
 		seed = 0x9e3779b97f4a7c15ULL;
 		hash = 0xcbf29ce484222325ULL;
 		backlog = 0;
@@ -414,8 +411,16 @@ static void pie_diff_trajectory(struct kunit *test)
 
 		for (i = 1; i <= DIFF_STEPS; i++) {
 			backlog = pie_plant_step(&seed, backlog, vars.prob);
-			/* Timestamp mode measures the delay: backlog / link rate. */
-			if (!c->rate_mode)
+			/*
+			 * The dequeue side of the plant: timestamp mode measures
+			 * the delay, backlog / link rate; rate mode measures the
+			 * link rate, 1250 bytes/ms = 0.08 bytes per 64 ns tick,
+			 * << 8 is 20.48 (set each step: a quiet spell re-arms
+			 * the controller, which clears the estimate).
+			 */
+			if (c->rate_mode)
+				vars.avg_dq_rate = 20;
+			else
 				vars.qdelay = div_u64((u64)backlog * MS(1), LINK_BYTES_MS);
 			pie_calculate_probability(&params, &vars, backlog);
 			peak = max(peak, vars.prob);
