@@ -65,17 +65,22 @@ static u64 pie_percent(unsigned int n)
  * RFC 8033 section 4.2: when p is small, a full alpha/beta step would
  * be far too coarse, so both gains shrink with p: by 2 below 10%, and
  * by a further 4 for each decade below 1% (down to 1e-6), which gives
- * the divisors 2, 8, 32, 128, 512 and 2048.
+ * the divisors 2, 8, 32, 128, 512 and 2048. The decades are constants:
+ * this runs on every update of every fq_pie flow.
  */
+static const u64 pie_decades[] = {
+	MAX_PROB / 100, MAX_PROB / 1000, MAX_PROB / 10000,
+	MAX_PROB / 100000, MAX_PROB / 1000000,
+};
+
 static unsigned int pie_gain_shift(u64 prob)
 {
-	u64 decade = MAX_PROB / 100;
-	unsigned int shift;
+	unsigned int shift = 1, i;
 
 	if (prob >= MAX_PROB / 10)
 		return 0;
-	for (shift = 1; shift < 11 && prob < decade; shift += 2)
-		decade = div_u64(decade, 10);
+	for (i = 0; i < ARRAY_SIZE(pie_decades) && prob < pie_decades[i]; i++)
+		shift += 2;
 	return shift;
 }
 
