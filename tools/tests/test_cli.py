@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from kfork import cli, tree
+from kfork import cli, runner, tree
 from kfork.common import project_root
 
 
@@ -21,6 +21,26 @@ class CliTest(unittest.TestCase):
             self.assertEqual(cli._overlay_paths(text, Path('/w/src'), tree.Overlay(root)),
                              'kernel-overlay/net/sched/sch_pie.c:3:1: error: x; '
                              '/w/src/net/core/dev.c:1: y')
+
+    def test_bench_table_ratio(self) -> None:
+        lines = cli.bench_table({'pie.update_ns': {'upstream-impl': 400.0, 'fork': 300.0},
+                                 'pie.qdisc_priv_bytes': {'upstream-impl': 256, 'fork': 256}})
+        self.assertRegex(lines[1], r'^pie\.qdisc_priv_bytes\s+256\s+256\s+1\.00$')
+        self.assertRegex(lines[2], r'^pie\.update_ns\s+400\s+300\s+0\.75$')
+
+    def test_bench_values_from_the_log(self) -> None:
+        log = '[  2.1]     # pie_bench_run: kfork-bench: pie.update_ns 412\n'
+        self.assertEqual(runner.tagged(log, 'kfork-bench'), {'pie.update_ns': '412'})
+        self.assertEqual(runner.digests(log), {})
+
+    def test_exec_boots_the_build_as_it_is(self) -> None:
+        spec = runner.RunSpec(Path('/t'), Path('/b'), project_root() / '.kunitconfig',
+                              Path('/q'), built=True,
+                              kernel_args=('x.bench=1',))
+        argv = spec.argv(Path('/b/r.json'))
+        self.assertEqual(argv[2], 'exec')
+        self.assertIn('--kernel_args=x.bench=1', argv)
+        self.assertFalse([a for a in argv if a.startswith('--jobs')])
 
     def test_other_kunitconfig_builds_apart(self) -> None:
         default = argparse.Namespace(kunitconfig=project_root() / '.kunitconfig')

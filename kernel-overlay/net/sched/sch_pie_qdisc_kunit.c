@@ -803,6 +803,111 @@ static struct kunit_suite pie_qdisc_suite = {
 	.test_cases = pie_qdisc_cases,
 };
 
-kunit_test_suites(&pie_qdisc_suite);
+/*
+ * pie_bench is a benchmark, not a test: it asserts nothing about time.
+ * tools/kunit bench boots each build with sch_pie_qdisc_kunit.bench=1
+ * and compares the figures it prints ("kfork-bench: KEY VALUE"), the
+ * lower the better. Without the parameter it skips, so ordinary runs
+ * do not pay for it. Each figure is the best of BENCH_ROUNDS, the
+ * round least disturbed by the host.
+ */
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "run the pie_bench benchmark (tools/kunit bench)");
+
+#define BENCH_ROUNDS	5
+#define BENCH_BATCH	64
+#define BENCH_PACKETS	(BENCH_BATCH * 128)
+#define BENCH_UPDATES	16384
+
+/*
+ * BENCH_PACKETS through enqueue and dequeue, BENCH_BATCH at a time so
+ * the queue is never empty for long; the same skbs go round, so the
+ * figure is the qdisc's and not the allocator's. Returns nanoseconds.
+ */
+static u64 pie_bench_packets(struct kunit *test, struct sk_buff **skbs)
+{
+	struct Qdisc *sch = pie_sch(test);
+	struct sk_buff *to_free = NULL;
+	int i, j, lost = 0;
+	u64 start;
+
+	start = ktime_get_ns();
+	spin_lock_bh(qdisc_lock(sch));
+	for (i = 0; i < BENCH_PACKETS / BENCH_BATCH; i++) {
+		for (j = 0; j < BENCH_BATCH; j++)
+			sch->enqueue(skbs[j], sch, &to_free);
+		for (j = 0; j < BENCH_BATCH; j++) {
+			skbs[j] = sch->dequeue(sch);
+			lost += !skbs[j];
+		}
+	}
+	spin_unlock_bh(qdisc_lock(sch));
+	/* With p at 0 nothing may be dropped, or skbs[] would run dry. */
+	KUNIT_ASSERT_EQ(test, lost, 0);
+	KUNIT_ASSERT_NULL(test, to_free);
+	return ktime_get_ns() - start;
+}
+
+/* BENCH_UPDATES probability updates over delays around the target. */
+static u64 pie_bench_updates(void)
+{
+	struct pie_params params;
+	struct pie_vars vars;
+	u64 start;
+	int i;
+
+	pie_params_init(&params);
+	pie_vars_init(&vars);
+	start = ktime_get_ns();
+	for (i = 0; i < BENCH_UPDATES; i++) {
+		/* 0 to 40 ms and back: p rises and decays, every branch runs. */
+		WRITE_ONCE(vars.qdelay, MS(i % 41));
+		pie_calculate_probability(&params, &vars, 100 * PKT_LEN);
+	}
+	return ktime_get_ns() - start;
+}
+
+static void pie_bench_run(struct kunit *test)
+{
+	struct pie_test_env *env = test->priv;
+	struct sk_buff *skbs[BENCH_BATCH];
+	u64 packets = U64_MAX, updates = U64_MAX;
+	int i;
+
+	if (!bench)
+		kunit_skip(test, "a benchmark: tools/kunit bench runs it");
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	for (i = 0; i < BENCH_BATCH; i++)
+		skbs[i] = pie_packet(test, PKT_LEN, 0, i);
+	for (i = 0; i < BENCH_ROUNDS; i++) {
+		packets = min(packets, pie_bench_packets(test, skbs));
+		updates = min(updates, pie_bench_updates());
+	}
+	for (i = 0; i < BENCH_BATCH; i++)
+		kfree_skb(skbs[i]);
+
+	kunit_info(test, "kfork-bench: pie.enqueue_dequeue_ns %llu\n",
+		   div_u64(packets, BENCH_PACKETS));
+	kunit_info(test, "kfork-bench: pie.update_ns %llu\n",
+		   div_u64(updates, BENCH_UPDATES));
+	/* Memory per qdisc beyond struct Qdisc, which both share. */
+	kunit_info(test, "kfork-bench: pie.qdisc_priv_bytes %u\n", env->ops->priv_size);
+}
+
+static struct kunit_case pie_bench_cases[] = {
+	KUNIT_CASE(pie_bench_run),
+	{}
+};
+
+static struct kunit_suite pie_bench_suite = {
+	.name = "pie_bench",
+	.init = pie_test_init,
+	.exit = pie_test_exit,
+	.test_cases = pie_bench_cases,
+};
+
+kunit_test_suites(&pie_qdisc_suite, &pie_bench_suite);
 
 MODULE_LICENSE("GPL");

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import deps, runner, session, tree
-from .common import PACKAGE, WorkArea, guard, project_root, verb_parser
+from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
 
 DESCRIPTION = """\
 Build Debian's linux-source-6.1 with the project's kernel-overlay/ and
@@ -24,6 +25,10 @@ verbs:
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
+  bench [--boots N] the benchmarks (KUnit suites *_bench, which skip in
+                    ordinary runs) on both builds in turn, N boots each
+                    (default 2), and a table of each figure's best and
+                    the ratio fork/upstream-impl (lower is better)
   patches DIR       write the fork as a patch series (git format-patch
                     upstream..fork) into DIR
   sync              only bring the tree's branch up to date and print
@@ -57,6 +62,11 @@ def _parser() -> argparse.ArgumentParser:
                      help='use the distro\'s implementation files instead of the project\'s')
     compare = verbs.add_parser('compare', help='run both variants and compare them')
     suites(compare)
+    bench = verbs.add_parser('bench', help='run the benchmarks on both builds')
+    bench.add_argument('--boots', type=int, default=2,
+                       help='boots of each build, alternating (default: 2)')
+    bench.add_argument('--timeout', type=int, default=300,
+                       help='seconds one boot may run (default: 300)')
     patches = verbs.add_parser('patches', help='write the fork as a patch series')
     patches.add_argument('dir', type=Path, help='folder for the .patch files')
     patches.add_argument('--upstream-impl', action='store_true',
@@ -147,6 +157,57 @@ def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) 
     return 0 if all(o.ok for o in outcomes) and not unlike else 1
 
 
+# Benchmark suites are named *_bench and skip unless their file's
+# parameter is on the kernel command line.
+BENCH_GLOB = '*_bench'
+BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1',)
+
+
+def _bench(boots: int, timeout: int) -> int:
+    """Build both variants, then boot them in turn, BOOTS times each,
+    so that a slow spell of the host hits both; a figure's best over
+    the boots is the one least disturbed."""
+    work, src, version = session.prepare()
+    specs = {}
+    for variant in tree.VARIANTS:
+        tree.sync(src, tree.default_overlay(), variant)
+        specs[variant] = session.spec(work, src, version, variant, glob=BENCH_GLOB,
+                                      timeout=timeout, kernel_args=BENCH_PARAMS)
+        runner.build_kernel(specs[variant], work, variant)
+    figures: Dict[str, Dict[str, float]] = {}
+    for boot in range(1, boots + 1):
+        for variant, spec in specs.items():
+            say(f'bench: boot {boot} of {boots}, {variant}')
+            built = dataclasses.replace(spec, built=True)
+            outcome = runner.run_variant(built, work, variant, runner.Marked({}))
+            runner.print_reports(outcome.reports, variant)
+            if not outcome.ok:
+                raise ToolError(f'{variant}: the benchmark run failed '
+                                f'({outcome.error or "see the log above"})')
+            log = (spec.build_dir / 'test.log').read_text(errors='replace')
+            for key, value in runner.tagged(log, 'kfork-bench').items():
+                best = figures.setdefault(key, {}).get(variant, float('inf'))
+                figures[key][variant] = min(best, float(value))
+    if not figures:
+        raise ToolError(f'no benchmark printed a figure (suites {BENCH_GLOB})')
+    for line in bench_table(figures):
+        print(line)
+    return 0
+
+
+def bench_table(figures: Dict[str, Dict[str, float]]) -> List[str]:
+    """figure | upstream-impl | fork | fork/upstream-impl."""
+    lines = [f'{"figure (best of the boots)":<32} {"upstream-impl":>14} {"fork":>14} '
+             f'{"ratio":>7}']
+    for key in sorted(figures):
+        up, fork = (figures[key].get(v, float('nan')) for v in ('upstream-impl', 'fork'))
+        ratio = f'{fork / up:.2f}' if up else '-'
+        lines.append(f'{key:<32} {up:>14g} {fork:>14g} {ratio:>7}')
+    lines.append('bench: ratio is fork / upstream-impl; under 1.00 the fork is faster '
+                 'or smaller')
+    return lines
+
+
 def _status() -> int:
     work = WorkArea.from_env()
     print(f'work area: {work.root}')
@@ -178,6 +239,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         if same + different:
             print(f'differential: {same} of {same + different} digests alike on both builds')
         return _close(outcomes, same, different)
+    if args.verb == 'bench':
+        return _bench(args.boots, args.timeout)
     if args.verb in ('patches', 'sync'):
         variant = 'upstream-impl' if args.upstream_impl else 'fork'
         _, src, _ = session.prepare()

@@ -72,13 +72,16 @@ class Marked:
         return any(case == e or case.startswith(e + '.') for e in self.entries)
 
 
-_DIGEST = re.compile(r'kfork-diff: (\S+) (\S+)\s*$')
+def tagged(log: str, tag: str) -> Dict[str, str]:
+    """Values suites print as 'TAG: KEY VALUE' lines, by KEY."""
+    pattern = re.compile(rf'{re.escape(tag)}: (\S+) (\S+)\s*$')
+    return {m.group(1): m.group(2) for m in map(pattern.search, log.splitlines()) if m}
 
 
 def digests(log: str) -> Dict[str, str]:
     """Differential tests print 'kfork-diff: KEY VALUE': the same inputs
     must give the same VALUE on both builds."""
-    return {m.group(1): m.group(2) for m in map(_DIGEST.search, log.splitlines()) if m}
+    return tagged(log, 'kfork-diff')
 
 
 def compare_digests(by_variant: Mapping[str, Dict[str, str]]) -> Tuple[List[str], int, int]:
@@ -200,15 +203,18 @@ class RunSpec:
     jobs: int = os.cpu_count() or 1
     timeout: int = 600
     kernel_args: Sequence[str] = ()
+    built: bool = False
 
     def argv(self, json_path: Optional[Path]) -> List[str]:
         """kunit.py run, or kunit.py build (configure and build only)
-        when there is no JSON file to write."""
-        verb = 'run' if json_path else 'build'
+        when there is no JSON file to write, or kunit.py exec (boot the
+        build as it is) when the kernel is already built."""
+        verb = ('exec' if self.built else 'run') if json_path else 'build'
         argv = [sys.executable, str(self.tree / 'tools/testing/kunit/kunit.py'), verb,
                 '--arch=x86_64', f'--build_dir={self.build_dir}',
-                f'--qemu_config={self.qemu_config}', f'--jobs={self.jobs}',
-                '--make_options=CC=ccache gcc']
+                f'--qemu_config={self.qemu_config}', '--make_options=CC=ccache gcc']
+        if verb != 'exec':
+            argv.append(f'--jobs={self.jobs}')
         argv += [f'--kunitconfig={f}' for f in kunitconfig_files(self.kunitconfig)]
         if json_path:
             argv += [f'--timeout={self.timeout}', f'--json={json_path}']

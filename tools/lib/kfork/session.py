@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Tuple
+from typing import Sequence, Tuple
 
 from . import deps, runner, tree
 from .common import PACKAGE, WorkArea, project_root, say
@@ -27,8 +27,9 @@ def prepare() -> Tuple[WorkArea, tree.Tree, str]:
 
 def spec(work: WorkArea, src: tree.Tree, version: str, build_name: str,
          kunitconfig: Path = DEFAULT_KUNITCONFIG, glob: str = '', timeout: int = 300,
-         jobs: int = 0) -> runner.RunSpec:
+         jobs: int = 0, kernel_args: Sequence[str] = ()) -> runner.RunSpec:
     """The kunit.py invocation for one build folder of the work area."""
     return runner.RunSpec(tree=src.path, build_dir=work.build_dir(version, build_name),
                           kunitconfig=kunitconfig.resolve(), qemu_config=QEMU_CONFIG,
-                          glob=glob, timeout=timeout, jobs=jobs or os.cpu_count() or 1)
+                          glob=glob, timeout=timeout, jobs=jobs or os.cpu_count() or 1,
+                          kernel_args=tuple(kernel_args))
