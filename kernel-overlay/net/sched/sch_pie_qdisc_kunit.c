@@ -20,20 +20,13 @@
  * hand derivations in the comments.
  */
 
-#include <kunit/test.h>
-#include <linux/etherdevice.h>
 #include <linux/delay.h>
-#include <linux/ip.h>
-#include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 #include <linux/timer.h>
 #include <net/dsfield.h>
-#include <net/gen_stats.h>
 #include <net/inet_ecn.h>
-#include <net/netlink.h>
 #include <net/pie.h>
-#include <net/pkt_sched.h>
-#include <net/sch_generic.h>
+
+#include "sch_qdisc_kunit.h"
 
 #define MS(ms) PSCHED_NS2TICKS((u64)(ms) * NSEC_PER_MSEC)
 #define PKT_LEN 1000
@@ -46,19 +39,6 @@ struct pie_test_priv {
 	struct timer_list adapt_timer;
 };
 
-struct pie_test_env {
-	struct net_device *dev;
-	const struct Qdisc_ops *ops;
-	struct Qdisc *sch;
-	struct sk_buff *msg;	/* holds the last options built */
-	struct netlink_ext_ack extack;
-};
-
-struct pie_attr {
-	int type;
-	u32 value;
-};
-
 static struct pie_test_priv *pie_priv(struct Qdisc *sch)
 {
 	return qdisc_priv(sch);
@@ -66,144 +46,41 @@ static struct pie_test_priv *pie_priv(struct Qdisc *sch)
 
 static struct Qdisc *pie_sch(struct kunit *test)
 {
-	return ((struct pie_test_env *)test->priv)->sch;
-}
-
-/* Look "pie" up by name, then put the previous default back. */
-static const struct Qdisc_ops *pie_find_ops(struct kunit *test)
-{
-	const struct Qdisc_ops *prev = default_qdisc_ops, *ops;
-
-	KUNIT_ASSERT_EQ(test, qdisc_set_default("pie"), 0);
-	ops = default_qdisc_ops;
-	KUNIT_ASSERT_EQ(test, qdisc_set_default(prev->id), 0);
-	KUNIT_ASSERT_STREQ(test, ops->id, "pie");
-	return ops;
+	return qdisc_test_sch(test);
 }
 
 static int pie_test_init(struct kunit *test)
 {
-	struct pie_test_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, env);
-	env->dev = alloc_etherdev(0);
-	KUNIT_ASSERT_NOT_NULL(test, env->dev);
-	env->ops = pie_find_ops(test);
-	test->priv = env;
-	return 0;
+	return qdisc_test_setup(test, "pie");
 }
 
-static void pie_test_exit(struct kunit *test)
+/* A pie qdisc whose update timer is stopped: the tests update it. */
+static int pie_create(struct kunit *test, const struct qdisc_test_attr *attrs, int n)
 {
-	struct pie_test_env *env = test->priv;
+	int err = qdisc_test_create(test, attrs, n);
 
-	if (env->sch) {
-		netdev_get_tx_queue(env->dev, 0)->qdisc_sleeping = NULL;
-		rtnl_lock();
-		qdisc_put(env->sch);
-		rtnl_unlock();
-		/* qdisc_put() frees after an RCU grace period. */
-		rcu_barrier();
-	}
-	kfree_skb(env->msg);
-	free_netdev(env->dev);
-}
-
-/* TCA_OPTIONS holding the given u32 attributes, as tc sends them. */
-static struct nlattr *pie_options(struct kunit *test, const struct pie_attr *attrs,
-				  int n)
-{
-	struct pie_test_env *env = test->priv;
-	struct sk_buff *skb;
-	struct nlattr *nest;
-	int i;
-
-	kfree_skb(env->msg);
-	skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-	env->msg = skb;
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
-	KUNIT_ASSERT_NOT_NULL(test, nest);
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, nla_put_u32(skb, attrs[i].type, attrs[i].value), 0);
-	nla_nest_end(skb, nest);
-	return nest;
-}
-
-/*
- * A pie qdisc as the device queue's root, created as qdisc_create()
- * does; its lock is then the root lock that change and the timer take.
- * On failure qdisc_put() in exit runs ->destroy, as qdisc_create() does.
- */
-static int pie_create(struct kunit *test, const struct pie_attr *attrs, int n)
-{
-	struct pie_test_env *env = test->priv;
-	struct netdev_queue *txq = netdev_get_tx_queue(env->dev, 0);
-	struct nlattr *opt = n ? pie_options(test, attrs, n) : NULL;
-	struct Qdisc *sch;
-	int err;
-
-	sch = qdisc_alloc(txq, env->ops, &env->extack);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(sch));
-	sch->handle = TC_H_MAKE(1 << 16, 0);
-	sch->parent = TC_H_ROOT;
-	env->sch = sch;
-	txq->qdisc_sleeping = sch;
-	rtnl_lock();
-	err = env->ops->init(sch, opt, &env->extack);
-	rtnl_unlock();
 	if (!err)
-		del_timer_sync(&pie_priv(sch)->adapt_timer);
+		del_timer_sync(&pie_priv(pie_sch(test))->adapt_timer);
 	return err;
 }
 
-static int pie_change(struct kunit *test, const struct pie_attr *attrs, int n)
+static int pie_change(struct kunit *test, const struct qdisc_test_attr *attrs, int n)
 {
-	struct pie_test_env *env = test->priv;
-	struct nlattr *opt = pie_options(test, attrs, n);
-	int err;
-
-	rtnl_lock();
-	err = env->ops->change(env->sch, opt, &env->extack);
-	rtnl_unlock();
-	return err;
+	return qdisc_test_change(test, attrs, n);
 }
 
-/* An IPv4 packet of len bytes with the given TOS (ECN bits). */
+/* An IPv4 packet of len bytes with the given TOS (ECN bits) and mark. */
 static struct sk_buff *pie_packet(struct kunit *test, u32 len, u8 tos, u32 mark)
 {
-	struct pie_test_env *env = test->priv;
-	struct sk_buff *skb = alloc_skb(len, GFP_KERNEL);
-	struct iphdr *iph;
+	struct sk_buff *skb = qdisc_test_udp(test, 1, len, tos);
 
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb_put_zero(skb, len);
-	skb_reset_network_header(skb);
-	iph = ip_hdr(skb);
-	iph->version = 4;
-	iph->ihl = 5;
-	iph->tos = tos;
-	iph->tot_len = htons(len);
-	iph->ttl = 64;
-	iph->check = ip_fast_csum((u8 *)iph, iph->ihl);
-	skb->protocol = htons(ETH_P_IP);
-	skb->dev = env->dev;
 	skb->mark = mark;
-	qdisc_skb_cb(skb)->pkt_len = len;
 	return skb;
 }
 
 static int pie_enqueue(struct kunit *test, struct sk_buff *skb)
 {
-	struct Qdisc *sch = pie_sch(test);
-	struct sk_buff *to_free = NULL;
-	int ret;
-
-	spin_lock_bh(qdisc_lock(sch));
-	ret = sch->enqueue(skb, sch, &to_free);
-	spin_unlock_bh(qdisc_lock(sch));
-	kfree_skb_list(to_free);
-	return ret;
+	return qdisc_test_enqueue(test, skb);
 }
 
 static void pie_enqueue_n(struct kunit *test, int n, u32 len)
@@ -217,57 +94,17 @@ static void pie_enqueue_n(struct kunit *test, int n, u32 len)
 
 static struct sk_buff *pie_dequeue(struct kunit *test)
 {
-	struct Qdisc *sch = pie_sch(test);
-	struct sk_buff *skb;
-
-	spin_lock_bh(qdisc_lock(sch));
-	skb = sch->dequeue(sch);
-	spin_unlock_bh(qdisc_lock(sch));
-	return skb;
+	return qdisc_test_dequeue(test);
 }
 
-/* The qdisc's TCA_OPTIONS as tc reads them, into tb[]. */
 static void pie_dump_options(struct kunit *test, u32 *values)
 {
-	struct pie_test_env *env = test->priv;
-	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-	struct nlattr *tb[TCA_PIE_MAX + 1];
-	struct nlattr *opts;
-	int i, missing = 0;
-
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	opts = (struct nlattr *)skb->data;
-	if (env->ops->dump(env->sch, skb) <= 0 || nla_type(opts) != TCA_OPTIONS ||
-	    nla_parse_nested_deprecated(tb, TCA_PIE_MAX, opts, NULL, NULL)) {
-		kfree_skb(skb);
-		KUNIT_ASSERT_FAILURE(test, "no TCA_OPTIONS in the dump");
-	}
-	for (i = 1; i <= TCA_PIE_MAX; i++) {
-		values[i] = tb[i] ? nla_get_u32(tb[i]) : 0;
-		missing |= !tb[i] << i;
-	}
-	kfree_skb(skb);
-	KUNIT_EXPECT_EQ_MSG(test, missing, 0, "attributes missing from the dump");
+	qdisc_test_dump_options(test, values, TCA_PIE_MAX);
 }
 
-/* The qdisc's struct tc_pie_xstats as tc -s reads it. */
 static void pie_xstats(struct kunit *test, struct tc_pie_xstats *st)
 {
-	struct pie_test_env *env = test->priv;
-	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-	struct nlattr *app = NULL;
-	struct gnet_dump d;
-
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	if (!gnet_stats_start_copy(skb, TCA_STATS2, NULL, &d, TCA_PAD) &&
-	    !env->ops->dump_stats(env->sch, &d) && !gnet_stats_finish_copy(&d))
-		app = nla_find(nla_data(d.tail), nla_len(d.tail), TCA_STATS_APP);
-	if (!app || nla_len(app) != sizeof(*st)) {
-		kfree_skb(skb);
-		KUNIT_ASSERT_FAILURE(test, "no struct tc_pie_xstats in the dump");
-	}
-	memcpy(st, nla_data(app), sizeof(*st));
-	kfree_skb(skb);
+	qdisc_test_xstats(test, st, sizeof(*st));
 }
 
 /*
@@ -364,7 +201,7 @@ static u32 pie_attr_expected(const struct pie_attr_case *c)
 static void pie_qdisc_attr_at_init(struct kunit *test)
 {
 	const struct pie_attr_case *c = test->param_value;
-	struct pie_attr attr = { c->type, c->value };
+	struct qdisc_test_attr attr = { c->type, c->value };
 	u32 v[TCA_PIE_MAX + 1];
 
 	KUNIT_ASSERT_EQ(test, pie_create(test, &attr, 1), 0);
@@ -376,7 +213,7 @@ static void pie_qdisc_attr_at_init(struct kunit *test)
 static void pie_qdisc_attr_at_change(struct kunit *test)
 {
 	const struct pie_attr_case *c = test->param_value;
-	struct pie_attr attr = { c->type, c->value };
+	struct qdisc_test_attr attr = { c->type, c->value };
 	u32 before[TCA_PIE_MAX + 1], after[TCA_PIE_MAX + 1];
 	int i;
 
@@ -425,7 +262,7 @@ static void pie_qdisc_fifo_order(struct kunit *test)
 /* limit 5, 8 arrivals: the last 3 are dropped and counted as overlimit. */
 static void pie_qdisc_limit_overflow(struct kunit *test)
 {
-	struct pie_attr limit = { TCA_PIE_LIMIT, 5 };
+	struct qdisc_test_attr limit = { TCA_PIE_LIMIT, 5 };
 	struct tc_pie_xstats st;
 	struct Qdisc *sch;
 	int i;
@@ -515,7 +352,7 @@ KUNIT_ARRAY_PARAM(pie_ecn, pie_ecn_cases, pie_ecn_case_desc);
 static void pie_qdisc_ecn_mark(struct kunit *test)
 {
 	const struct pie_ecn_case *c = test->param_value;
-	struct pie_attr ecn = { TCA_PIE_ECN, c->ecn };
+	struct qdisc_test_attr ecn = { TCA_PIE_ECN, c->ecn };
 	struct sk_buff *skb;
 	struct tc_pie_xstats st;
 	struct Qdisc *sch;
@@ -598,7 +435,7 @@ static void pie_qdisc_dequeue_measures_delay(struct kunit *test)
 /* tc change limit 4 with 10 queued: 6 leave from the head, counted. */
 static void pie_qdisc_change_shrinks_queue(struct kunit *test)
 {
-	struct pie_attr limit = { TCA_PIE_LIMIT, 4 };
+	struct qdisc_test_attr limit = { TCA_PIE_LIMIT, 4 };
 	struct sk_buff *skb;
 	struct Qdisc *sch;
 	u32 i;
@@ -666,7 +503,7 @@ static void pie_qdisc_xstats_prob_saturates(struct kunit *test)
  */
 static void pie_qdisc_timer_updates(struct kunit *test)
 {
-	struct pie_attr tupdate = { TCA_PIE_TUPDATE, 1 };
+	struct qdisc_test_attr tupdate = { TCA_PIE_TUPDATE, 1 };
 	struct pie_test_priv *q;
 	struct Qdisc *sch;
 	u64 prob;
@@ -752,8 +589,8 @@ KUNIT_ARRAY_PARAM(pie_bad, pie_bad_cases, pie_bad_case_desc);
 static void pie_qdisc_rejects_bad_attr_at_init(struct kunit *test)
 {
 	const struct pie_bad_case *c = test->param_value;
-	struct pie_attr attr = { c->type, c->value };
-	struct pie_test_env *env = test->priv;
+	struct qdisc_test_attr attr = { c->type, c->value };
+	struct qdisc_test_env *env = test->priv;
 
 	KUNIT_EXPECT_LT(test, pie_create(test, &attr, 1), 0);
 	KUNIT_EXPECT_NOT_NULL(test, env->extack._msg);
@@ -763,7 +600,7 @@ static void pie_qdisc_rejects_bad_attr_at_init(struct kunit *test)
 static void pie_qdisc_rejects_bad_attr_at_change(struct kunit *test)
 {
 	const struct pie_bad_case *c = test->param_value;
-	struct pie_attr attr = { c->type, c->value };
+	struct qdisc_test_attr attr = { c->type, c->value };
 	u32 before[TCA_PIE_MAX + 1], after[TCA_PIE_MAX + 1];
 	int i;
 
@@ -799,7 +636,7 @@ static struct kunit_case pie_qdisc_cases[] = {
 static struct kunit_suite pie_qdisc_suite = {
 	.name = "pie_qdisc",
 	.init = pie_test_init,
-	.exit = pie_test_exit,
+	.exit = qdisc_test_teardown,
 	.test_cases = pie_qdisc_cases,
 };
 
@@ -870,7 +707,7 @@ static u64 pie_bench_updates(void)
 
 static void pie_bench_run(struct kunit *test)
 {
-	struct pie_test_env *env = test->priv;
+	struct qdisc_test_env *env = test->priv;
 	struct sk_buff *skbs[BENCH_BATCH];
 	u64 packets = U64_MAX, updates = U64_MAX;
 	int i;
@@ -904,7 +741,7 @@ static struct kunit_case pie_bench_cases[] = {
 static struct kunit_suite pie_bench_suite = {
 	.name = "pie_bench",
 	.init = pie_test_init,
-	.exit = pie_test_exit,
+	.exit = qdisc_test_teardown,
 	.test_cases = pie_bench_cases,
 };
 
