@@ -160,7 +160,7 @@ def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) 
 # Benchmark suites are named *_bench and skip unless their file's
 # parameter is on the kernel command line.
 BENCH_GLOB = '*_bench'
-BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1',)
+BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1')
 
 
 def _bench(boots: int, timeout: int) -> int:

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * net/sched/sch_hhf.c	Heavy-Hitter Filter (HHF)
+ *
+ * Two buckets, served by weighted deficit round robin: one for the
+ * flows that send the most (heavy hitters, weight 1) and one for every
+ * other flow (weight non_hh_weight, 2 by default).  Short request and
+ * response flows then keep their share of the link, and their packets
+ * do not wait behind bulk transfers.
+ *
+ * Heavy hitters are found with the multi-stage filter of C. Estan and
+ * G. Varghese, "New Directions in Traffic Measurement and Accounting",
+ * SIGCOMM 2002.  Each stage is an array of byte counters indexed by its
+ * own hash of the flow; a packet passes the filter when every counter
+ * of its flow, plus the packet, exceeds admit_bytes.  A flow that sent
+ * more than admit_bytes within one period therefore always passes (no
+ * false negatives); a small flow passes only if it shares a large
+ * counter in every stage.  Two refinements of the paper keep those
+ * false positives rare:
+ *
+ * - shielding: once a flow is a heavy hitter its bytes no longer go
+ *   through the filter, so it stops inflating the counters it shares;
+ * - conservative update: a packet raises each of its flow's counters
+ *   only up to the new estimate of that flow, the smallest counter plus
+ *   the packet, never by the whole packet.
+ *
+ * The counters are cleared every reset_timeout.  Flows that passed sit
+ * in an exact-match table, keyed by the full flow hash, until they stay
+ * silent for evict_timeout; at most hh_limit of them.
+ *
+ * The stages are indexed independently: the flow hash is mixed with an
+ * odd multiplier drawn per stage and per qdisc (multiply-shift hashing,
+ * which makes two flows meet in a stage with probability at most
+ * 2/HHF_COUNTERS, independently in each stage).  The analysis behind
+ * the false-positive bound assumes exactly that independence.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
+#include <linux/sizes.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+
+#define HHF_STAGES		4
+#define HHF_STAGE_BITS		10
+#define HHF_COUNTERS		BIT(HHF_STAGE_BITS)	/* per stage */
+#define HHF_TABLE_BITS		10
+#define HHF_TABLE_SIZE		BIT(HHF_TABLE_BITS)
+#define HHF_HH_LIMIT_MAX	(2 * HHF_TABLE_SIZE)
+#define HHF_MIN_QUANTUM		256U
+
+enum hhf_bucket_id {
+	HHF_BUCKET_HH,		/* heavy hitters, weight 1 */
+	HHF_BUCKET_OTHER,	/* everything else, weight non_hh_weight */
+	HHF_BUCKETS
+};
+
+/* A heavy hitter in the exact-match table. */
+struct hhf_flow {
+	struct hlist_node node;
+	u32 hash;
+	u32 last_seen;		/* jiffies, truncated like every stamp here */
+};
+
+struct hhf_bucket {
+	struct sk_buff *head;
+	struct sk_buff *tail;
+	struct list_head active;	/* on new_buckets or old_buckets */
+	int deficit;
+};
+
+struct hhf_sched_data {
+	struct hhf_bucket buckets[HHF_BUCKETS];
+	/*
+	 * A bucket that becomes backlogged joins new_buckets if it holds
+	 * other flows and old_buckets if it holds heavy hitters; new ones
+	 * are served first, so a burst of small flows goes out at once.
+	 */
+	struct list_head new_buckets;
+	struct list_head old_buckets;
+
+	siphash_key_t perturbation;
+	u32 stage_mul[HHF_STAGES];	/* odd, one per stage */
+	u32 *counters;			/* HHF_STAGES x HHF_COUNTERS bytes */
+	/*
+	 * A counter whose bit is clear holds a previous period's value and
+	 * reads as zero: clearing 512 bytes of bits at each reset is cheaper
+	 * than rewriting 16 KiB of counters the next packets may not touch.
+	 */
+	unsigned long *fresh;
+	u32 period_start;		/* jiffies of the last reset */
+	struct hlist_head *table;	/* heavy hitters by hash */
+
+	u32 quantum;
+	u32 non_hh_weight;
+	u32 hh_limit;
+	u32 reset_timeout;		/* jiffies */
+	u32 admit_bytes;
+	u32 evict_timeout;		/* jiffies */
+
+	/* struct tc_hhf_xstats, written under the qdisc lock */
+	u32 drop_overlimit;
+	u32 hh_overlimit;
+	u32 hh_total;
+	u32 hh_current;
+};
+
+static u32 hhf_now(void)
+{
+	return (u32)jiffies;
+}
+
+/* True when more than @timeout jiffies have passed since @stamp. */
+static bool hhf_expired(u32 stamp, u32 timeout, u32 now)
+{
+	return (s32)(now - (stamp + timeout)) > 0;
+}
+
+static u32 hhf_weight(const struct hhf_sched_data *q, enum hhf_bucket_id id)
+{
+	return id == HHF_BUCKET_HH ? 1 : q->non_hh_weight;
+}
+
+/* ---- the multi-stage filter ---- */
+
+static void hhf_filter_clear(struct hhf_sched_data *q, u32 now)
+{
+	bitmap_zero(q->fresh, HHF_STAGES * HHF_COUNTERS);
+	q->period_start = now;
+}
+
+/* Slot of @hash in stage @stage, as an index into q->counters. */
+static u32 hhf_slot(const struct hhf_sched_data *q, u32 hash, int stage)
+{
+	return stage * HHF_COUNTERS +
+	       ((hash * q->stage_mul[stage]) >> (32 - HHF_STAGE_BITS));
+}
+
+static u32 hhf_counter(struct hhf_sched_data *q, u32 slot)
+{
+	if (!test_bit(slot, q->fresh)) {
+		__set_bit(slot, q->fresh);
+		q->counters[slot] = 0;
+	}
+	return q->counters[slot];
+}
+
+/*
+ * The flow's estimated bytes this period including @len: the smallest
+ * of its counters plus the packet.  Fills @slots for the update.
+ */
+static u64 hhf_filter_estimate(struct hhf_sched_data *q, u32 hash, u32 len,
+			       u32 *slots)
+{
+	u32 least = U32_MAX;
+	int stage;
+
+	for (stage = 0; stage < HHF_STAGES; stage++) {
+		slots[stage] = hhf_slot(q, hash, stage);
+		least = min(least, hhf_counter(q, slots[stage]));
+	}
+	return (u64)least + len;
+}
+
+/* Conservative update: no counter is raised past the flow's estimate. */
+static void hhf_filter_raise(struct hhf_sched_data *q, const u32 *slots,
+			     u32 estimate)
+{
+	int stage;
+
+	for (stage = 0; stage < HHF_STAGES; stage++)
+		if (q->counters[slots[stage]] < estimate)
+			q->counters[slots[stage]] = estimate;
+}
+
+/* ---- the table of heavy hitters ---- */
+
+static struct hlist_head *hhf_chain(struct hhf_sched_data *q, u32 hash)
+{
+	return &q->table[hash & (HHF_TABLE_SIZE - 1)];
+}
+
+static void hhf_forget(struct hhf_sched_data *q, struct hhf_flow *flow)
+{
+	hlist_del(&flow->node);
+	kfree(flow);
+	WRITE_ONCE(q->hh_current, q->hh_current - 1);
+}
+
+/* The heavy hitter with @hash; idle ones met on the way are evicted. */
+static struct hhf_flow *hhf_lookup(struct hhf_sched_data *q, u32 hash, u32 now)
+{
+	struct hhf_flow *flow;
+	struct hlist_node *next;
+
+	hlist_for_each_entry_safe(flow, next, hhf_chain(q, hash), node) {
+		if (hhf_expired(flow->last_seen, q->evict_timeout, now))
+			hhf_forget(q, flow);
+		else if (flow->hash == hash)
+			return flow;
+	}
+	return NULL;
+}
+
+/* Enter a flow that passed the filter; false if the table is full. */
+static bool hhf_admit(struct hhf_sched_data *q, u32 hash, u32 now)
+{
+	struct hhf_flow *flow;
+
+	if (q->hh_current >= q->hh_limit) {
+		WRITE_ONCE(q->hh_overlimit, q->hh_overlimit + 1);
+		return false;
+	}
+	flow = kmalloc(sizeof(*flow), GFP_ATOMIC);
+	if (!flow)
+		return false;
+	flow->hash = hash;
+	flow->last_seen = now;
+	hlist_add_head(&flow->node, hhf_chain(q, hash));
+	WRITE_ONCE(q->hh_current, q->hh_current + 1);
+	WRITE_ONCE(q->hh_total, q->hh_total + 1);
+	return true;
+}
+
+static void hhf_table_clear(struct hhf_sched_data *q)
+{
+	struct hhf_flow *flow;
+	struct hlist_node *next;
+	u32 i;
+
+	for (i = 0; i < HHF_TABLE_SIZE; i++)
+		hlist_for_each_entry_safe(flow, next, &q->table[i], node)
+			hhf_forget(q, flow);
+}
+
+static enum hhf_bucket_id hhf_classify(struct hhf_sched_data *q,
+				       struct sk_buff *skb)
+{
+	u32 now = hhf_now(), slots[HHF_STAGES], hash;
+	struct hhf_flow *flow;
+	u64 estimate;
+
+	if (hhf_expired(q->period_start, q->reset_timeout, now))
+		hhf_filter_clear(q, now);
+
+	hash = skb_get_hash_perturb(skb, &q->perturbation);
+	flow = hhf_lookup(q, hash, now);
+	if (flow) {
+		flow->last_seen = now;
+		return HHF_BUCKET_HH;
+	}
+
+	estimate = hhf_filter_estimate(q, hash, qdisc_pkt_len(skb), slots);
+	if (estimate <= q->admit_bytes) {
+		hhf_filter_raise(q, slots, estimate);
+		return HHF_BUCKET_OTHER;
+	}
+	/*
+	 * Passed: from now on the flow is shielded from the filter.  A flow
+	 * the full table cannot take is not counted either, so its counters
+	 * stay where it passed and every later packet tries again.
+	 */
+	return hhf_admit(q, hash, now) ? HHF_BUCKET_HH : HHF_BUCKET_OTHER;
+}
+
+/* ---- the two buckets and WDRR ---- */
+
+static void hhf_bucket_push(struct hhf_bucket *b, struct sk_buff *skb)
+{
+	skb->next = NULL;
+	if (b->head)
+		b->tail->next = skb;
+	else
+		b->head = skb;
+	b->tail = skb;
+}
+
+static struct sk_buff *hhf_bucket_pop(struct Qdisc *sch, struct hhf_bucket *b)
+{
+	struct sk_buff *skb = b->head;
+
+	b->head = skb->next;
+	skb_mark_not_on_list(skb);
+	sch->q.qlen--;
+	qdisc_qstats_backlog_dec(sch, skb);
+	return skb;
+}
+
+/* Overflow: the heavy hitters lose their oldest packet first. */
+static enum hhf_bucket_id hhf_drop_head(struct Qdisc *sch,
+					struct sk_buff **to_free)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	enum hhf_bucket_id id = HHF_BUCKET_HH;
+
+	if (!q->buckets[id].head)
+		id = HHF_BUCKET_OTHER;
+	qdisc_drop(hhf_bucket_pop(sch, &q->buckets[id]), sch, to_free);
+	return id;
+}
+
+static int hhf_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	enum hhf_bucket_id id = hhf_classify(q, skb);
+	struct hhf_bucket *b = &q->buckets[id];
+	unsigned int backlog;
+
+	hhf_bucket_push(b, skb);
+	qdisc_qstats_backlog_inc(sch, skb);
+	if (list_empty(&b->active)) {
+		b->deficit = hhf_weight(q, id) * q->quantum;
+		list_add_tail(&b->active, id == HHF_BUCKET_HH ?
+			      &q->old_buckets : &q->new_buckets);
+	}
+	if (++sch->q.qlen <= sch->limit)
+		return NET_XMIT_SUCCESS;
+
+	WRITE_ONCE(q->drop_overlimit, q->drop_overlimit + 1);
+	backlog = sch->qstats.backlog;
+	/* The packet counts as refused if its own bucket paid for it. */
+	if (hhf_drop_head(sch, to_free) == id)
+		return NET_XMIT_CN;
+	qdisc_tree_reduce_backlog(sch, 1, backlog - sch->qstats.backlog);
+	return NET_XMIT_SUCCESS;
+}
+
+static struct sk_buff *hhf_dequeue(struct Qdisc *sch)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	struct list_head *list;
+	struct hhf_bucket *b;
+	struct sk_buff *skb;
+
+	for (;;) {
+		list = list_empty(&q->new_buckets) ? &q->old_buckets :
+						      &q->new_buckets;
+		b = list_first_entry_or_null(list, struct hhf_bucket, active);
+		if (!b)
+			return NULL;
+		if (b->deficit <= 0) {
+			b->deficit += hhf_weight(q, b - q->buckets) * q->quantum;
+			list_move_tail(&b->active, &q->old_buckets);
+		} else if (b->head) {
+			break;
+		} else if (list == &q->new_buckets &&
+			   !list_empty(&q->old_buckets)) {
+			/*
+			 * An emptied new bucket still takes one turn behind the
+			 * heavy hitters; otherwise a bucket that keeps emptying
+			 * and refilling would always be new and always first.
+			 */
+			list_move_tail(&b->active, &q->old_buckets);
+		} else {
+			list_del_init(&b->active);
+		}
+	}
+	skb = hhf_bucket_pop(sch, b);
+	b->deficit -= qdisc_pkt_len(skb);
+	qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+static void hhf_purge(struct Qdisc *sch)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	int id;
+
+	for (id = 0; id < HHF_BUCKETS; id++) {
+		struct hhf_bucket *b = &q->buckets[id];
+
+		while (b->head) {
+			struct sk_buff *skb = hhf_bucket_pop(sch, b);
+
+			rtnl_kfree_skbs(skb, skb);
+		}
+		b->tail = NULL;
+		list_del_init(&b->active);
+	}
+}
+
+/* Packets, counters and heavy hitters all go; the totals stay. */
+static void hhf_reset(struct Qdisc *sch)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+
+	hhf_purge(sch);
+	/* qdisc_create_dflt() puts a qdisc whose init failed: no tables. */
+	if (!q->table || !q->fresh)
+		return;
+	hhf_table_clear(q);
+	hhf_filter_clear(q, hhf_now());
+}
+
+/* ---- configuration ---- */
+
+static const struct nla_policy hhf_policy[TCA_HHF_MAX + 1] = {
+	[TCA_HHF_BACKLOG_LIMIT]	 = { .type = NLA_U32 },
+	[TCA_HHF_QUANTUM]	 = { .type = NLA_U32 },
+	[TCA_HHF_HH_FLOWS_LIMIT] = NLA_POLICY_MAX(NLA_U32, HHF_HH_LIMIT_MAX),
+	[TCA_HHF_RESET_TIMEOUT]	 = { .type = NLA_U32 },
+	[TCA_HHF_ADMIT_BYTES]	 = { .type = NLA_U32 },
+	[TCA_HHF_EVICT_TIMEOUT]	 = { .type = NLA_U32 },
+	[TCA_HHF_NON_HH_WEIGHT]	 = { .type = NLA_U32 },
+};
+
+static u32 hhf_get_u32(struct nlattr **tb, int type, u32 current_value)
+{
+	return tb[type] ? nla_get_u32(tb[type]) : current_value;
+}
+
+static u32 hhf_get_usecs(struct nlattr **tb, int type, u32 current_jiffies)
+{
+	return tb[type] ? usecs_to_jiffies(nla_get_u32(tb[type])) :
+			  current_jiffies;
+}
+
+/* Drop from the head until the queue fits a lowered limit. */
+static void hhf_trim(struct Qdisc *sch)
+{
+	unsigned int packets = 0, bytes = 0;
+	struct sk_buff *skb;
+
+	while (sch->q.qlen > sch->limit) {
+		skb = qdisc_dequeue_internal(sch, false);
+		if (!skb)
+			break;
+		packets++;
+		bytes += qdisc_pkt_len(skb);
+		rtnl_kfree_skbs(skb, skb);
+	}
+	qdisc_tree_reduce_backlog(sch, packets, bytes);
+}
+
+static int hhf_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_HHF_MAX + 1];
+	u32 quantum, weight;
+	u64 round;
+	int err;
+
+	err = nla_parse_nested_deprecated(tb, TCA_HHF_MAX, opt, hhf_policy,
+					  extack);
+	if (err < 0)
+		return err;
+
+	/* A quantum below 256 bytes would only make rounds longer. */
+	quantum = max(HHF_MIN_QUANTUM,
+		      hhf_get_u32(tb, TCA_HHF_QUANTUM, q->quantum));
+	weight = hhf_get_u32(tb, TCA_HHF_NON_HH_WEIGHT, q->non_hh_weight);
+	/* The deficit is an int, and a round of zero bytes never ends. */
+	round = (u64)quantum * weight;
+	if (!round || round > INT_MAX) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "quantum * non_hh_weight must be 1 to INT_MAX bytes");
+		return -EINVAL;
+	}
+
+	sch_tree_lock(sch);
+	sch->limit = hhf_get_u32(tb, TCA_HHF_BACKLOG_LIMIT, sch->limit);
+	q->quantum = quantum;
+	q->non_hh_weight = weight;
+	q->hh_limit = hhf_get_u32(tb, TCA_HHF_HH_FLOWS_LIMIT, q->hh_limit);
+	q->reset_timeout = hhf_get_usecs(tb, TCA_HHF_RESET_TIMEOUT,
+					 q->reset_timeout);
+	q->admit_bytes = hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES, q->admit_bytes);
+	q->evict_timeout = hhf_get_usecs(tb, TCA_HHF_EVICT_TIMEOUT,
+					 q->evict_timeout);
+	hhf_trim(sch);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int hhf_alloc_state(struct hhf_sched_data *q)
+{
+	u32 i;
+
+	q->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u32),
+			       GFP_KERNEL);
+	q->fresh = bitmap_zalloc(HHF_STAGES * HHF_COUNTERS, GFP_KERNEL);
+	q->table = kvcalloc(HHF_TABLE_SIZE, sizeof(*q->table), GFP_KERNEL);
+	if (!q->counters || !q->fresh || !q->table)
+		return -ENOMEM;
+	for (i = 0; i < HHF_TABLE_SIZE; i++)
+		INIT_HLIST_HEAD(&q->table[i]);
+	return 0;
+}
+
+static int hhf_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	int i, err;
+
+	INIT_LIST_HEAD(&q->new_buckets);
+	INIT_LIST_HEAD(&q->old_buckets);
+	for (i = 0; i < HHF_BUCKETS; i++)
+		INIT_LIST_HEAD(&q->buckets[i].active);
+	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
+	for (i = 0; i < HHF_STAGES; i++)
+		q->stage_mul[i] = get_random_u32() | 1;
+
+	sch->limit = 1000;
+	q->quantum = clamp_t(u32, psched_mtu(qdisc_dev(sch)), HHF_MIN_QUANTUM,
+			     SZ_1M);
+	q->non_hh_weight = 2;
+	q->hh_limit = HHF_HH_LIMIT_MAX;
+	q->reset_timeout = HZ / 25;	/* 40 ms */
+	/* 128 KiB per 40 ms: flows above about 26 Mbit/s are heavy */
+	q->admit_bytes = 128 * 1024;
+	q->evict_timeout = HZ;		/* 1 s */
+
+	if (opt) {
+		err = hhf_change(sch, opt, extack);
+		if (err)
+			return err;
+	}
+	err = hhf_alloc_state(q);
+	if (err)
+		return err;	/* qdisc_create() calls hhf_destroy() */
+	q->period_start = hhf_now();
+	return 0;
+}
+
+static void hhf_destroy(struct Qdisc *sch)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+
+	if (q->table)
+		hhf_table_clear(q);
+	kvfree(q->table);
+	bitmap_free(q->fresh);
+	kvfree(q->counters);
+}
+
+static int hhf_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct hhf_sched_data *q = qdisc_priv(sch);
+	struct nlattr *opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+
+	if (!opts ||
+	    nla_put_u32(skb, TCA_HHF_BACKLOG_LIMIT, sch->limit) ||
+	    nla_put_u32(skb, TCA_HHF_QUANTUM, q->quantum) ||
+	    nla_put_u32(skb, TCA_HHF_HH_FLOWS_LIMIT, q->hh_limit) ||
+	    nla_put_u32(skb, TCA_HHF_RESET_TIMEOUT,
+			jiffies_to_usecs(q->reset_timeout)) ||
+	    nla_put_u32(skb, TCA_HHF_ADMIT_BYTES, q->admit_bytes) ||
+	    nla_put_u32(skb, TCA_HHF_EVICT_TIMEOUT,
+			jiffies_to_usecs(q->evict_timeout)) ||
+	    nla_put_u32(skb, TCA_HHF_NON_HH_WEIGHT, q->non_hh_weight)) {
+		nla_nest_cancel(skb, opts);
+		return -EMSGSIZE;
+	}
+	return nla_nest_end(skb, opts);
+}
+
+static int hhf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	const struct hhf_sched_data *q = qdisc_priv(sch);
+	struct tc_hhf_xstats st;
+
+	/* Read without the qdisc lock: each counter on its own is enough. */
+	st.drop_overlimit = READ_ONCE(q->drop_overlimit);
+	st.hh_overlimit = READ_ONCE(q->hh_overlimit);
+	st.hh_tot_count = READ_ONCE(q->hh_total);
+	st.hh_cur_count = READ_ONCE(q->hh_current);
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+static struct Qdisc_ops hhf_qdisc_ops __read_mostly = {
+	.id		= "hhf",
+	.owner		= THIS_MODULE,
+	.priv_size	= sizeof(struct hhf_sched_data),
+	/* configuration, under RTNL */
+	.init		= hhf_init,
+	.change		= hhf_change,
+	.dump		= hhf_dump,
+	.dump_stats	= hhf_dump_stats,
+	.reset		= hhf_reset,
+	.destroy	= hhf_destroy,
+	/* the data path, under the qdisc lock */
+	.enqueue	= hhf_enqueue,
+	.dequeue	= hhf_dequeue,
+	.peek		= qdisc_peek_dequeued,
+};
+
+static int __init hhf_module_init(void)
+{
+	return register_qdisc(&hhf_qdisc_ops);
+}
+
+static void __exit hhf_module_exit(void)
+{
+	unregister_qdisc(&hhf_qdisc_ops);
+}
+
+module_init(hhf_module_init)
+module_exit(hhf_module_exit)
+MODULE_DESCRIPTION("Heavy-Hitter Filter (HHF)");
+MODULE_AUTHOR("Kernel Fork Developers");
+MODULE_LICENSE("GPL");

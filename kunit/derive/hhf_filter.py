@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Derive the limits of the hhf_classify KUnit suite's statistical tests.
+
+Two numbers come from the analysis of Estan and Varghese, "New
+Directions in Traffic Measurement and Accounting" (SIGCOMM 2002), for a
+multi-stage filter of D stages of B counters, threshold T:
+
+- false positives: a stage holds at most C / (T - s) counters of T - s
+  bytes or more when C bytes were counted in the period, so a flow of s
+  bytes passes with probability at most (C / ((T - s) B))^D.  The test
+  sends 100 elephants (each counted for at most T bytes) and 10000 mice
+  of 64 bytes, 20 times; the limit on the mice that pass is
+  the smallest count a filter meeting the bound exceeds with probability
+  below 1e-6 (Chernoff's bound for a sum of Bernoulli trials).
+- conservative update: no closed form, so a simulation of the same
+  geometry with uniform independent indexes, 2048 mice of 8 packets of
+  1000 bytes round robin and T = 20000, once with every packet added to
+  all four counters and once with conservative update (both shielded).
+
+Run with no argument to print the C block; --check FILE verifies that
+FILE holds exactly what this script prints between its markers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from typing import List, Optional
+
+D, B = 4, 1024
+BEGIN = '/* BEGIN derived by kunit/derive/hhf_filter.py */'
+END = '/* END derived */'
+
+# The false-positive workload.
+T_DEFAULT = 131072
+ELEPHANTS = 100
+MICE, MOUSE_LEN, TRIALS = 10000, 64, 20
+# The conservative-update workload.
+CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 2048, 8, 1000, 20000, 40
+
+
+def fp_bound() -> float:
+    """Probability that one mouse passes, at most."""
+    counted = ELEPHANTS * T_DEFAULT + MICE * MOUSE_LEN
+    return float((counted / ((T_DEFAULT - MOUSE_LEN) * B)) ** D)
+
+
+def chernoff_limit(mean: float, risk: float = 1e-6) -> int:
+    """The largest count n with P(X > n) < risk for X of that mean."""
+    n = math.ceil(mean)
+    while True:
+        delta = (n + 1) / mean - 1
+        tail = math.exp(mean * (delta - (1 + delta) * math.log1p(delta)))
+        if tail < risk:
+            return n
+        n += 1
+
+
+def simulate(conservative: bool, seed: int) -> int:
+    """Flows that pass in the conservative-update workload."""
+    rnd = random.Random(seed)
+    slots = [[rnd.randrange(B) for _ in range(D)] for _ in range(CU_FLOWS)]
+    counters = [[0] * B for _ in range(D)]
+    heavy = [False] * CU_FLOWS
+    for _ in range(CU_PKTS):
+        for flow in range(CU_FLOWS):
+            if heavy[flow]:
+                continue
+            mine = slots[flow]
+            estimate = min(counters[s][mine[s]] for s in range(D)) + CU_LEN
+            if estimate > CU_ADMIT:
+                heavy[flow] = True
+                continue
+            for s in range(D):
+                if conservative:
+                    counters[s][mine[s]] = max(counters[s][mine[s]], estimate)
+                else:
+                    counters[s][mine[s]] += CU_LEN
+    return sum(heavy)
+
+
+def block() -> List[str]:
+    p = fp_bound()
+    mean = p * MICE * TRIALS
+    plain = [simulate(False, seed) for seed in range(CU_SEEDS)]
+    conservative = [simulate(True, seed) for seed in range(CU_SEEDS)]
+    return [
+        BEGIN,
+        f'#define FP_BOUND_PPM\t\t{math.ceil(p * 1e6)}\t/* {p:.4g} per mouse */',
+        f'#define FP_MAX_PASSED\t\t{chernoff_limit(mean)}\t/* mean at most {mean:.1f} */',
+        f'#define CU_PLAIN_FEWEST\t\t{min(plain)}\t/* of {CU_SEEDS} seeds */',
+        f'#define CU_PLAIN_MOST\t\t{max(plain)}',
+        f'#define CU_CONSERVATIVE_MOST\t{max(conservative)}',
+        END,
+    ]
+
+
+def check(path: str) -> Optional[str]:
+    text = open(path, encoding='utf-8').read().splitlines()
+    try:
+        start, end = text.index(BEGIN), text.index(END)
+    except ValueError:
+        return f'{path}: no {BEGIN} ... {END} block'
+    if text[start:end + 1] != block():
+        return f'{path}: the derived block differs from kunit/derive/hhf_filter.py\'s output'
+    return None
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) == 2 and argv[0] == '--check':
+        problem = check(argv[1])
+        if problem:
+            print(problem, file=sys.stderr)
+            return 1
+        return 0
+    if argv:
+        print('usage: hhf_filter.py [--check FILE]', file=sys.stderr)
+        return 2
+    print('\n'.join(block()))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
