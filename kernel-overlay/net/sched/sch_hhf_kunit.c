@@ -469,35 +469,6 @@ MODULE_PARM_DESC(bench, "run the hhf_bench benchmark (tools/kunit bench)");
 #define BENCH_LAPS	16
 #define BENCH_QDISCS	32
 
-/*
- * BENCH_FLOWS packets of as many flows in, then out, BENCH_LAPS times:
- * the many-flow case, where every packet walks the filter.  A sixteenth
- * of them belong to one elephant, which becomes a heavy hitter, so both
- * buckets and the table lookup are in the figure.  Nanoseconds.
- */
-static u64 hhf_bench_packets(struct kunit *test, struct sk_buff **skbs)
-{
-	struct Qdisc *sch = qdisc_test_sch(test);
-	struct sk_buff *to_free = NULL;
-	int lap, i, lost = 0;
-	u64 start;
-
-	start = ktime_get_ns();
-	spin_lock_bh(qdisc_lock(sch));
-	for (lap = 0; lap < BENCH_LAPS; lap++) {
-		for (i = 0; i < BENCH_FLOWS; i++)
-			sch->enqueue(skbs[i], sch, &to_free);
-		for (i = 0; i < BENCH_FLOWS; i++) {
-			skbs[i] = sch->dequeue(sch);
-			lost += !skbs[i];
-		}
-	}
-	spin_unlock_bh(qdisc_lock(sch));
-	KUNIT_ASSERT_EQ(test, lost, 0);
-	KUNIT_ASSERT_NULL(test, to_free);
-	return ktime_get_ns() - start;
-}
-
 static unsigned long hhf_bench_pages(void)
 {
 	return global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B) +
@@ -539,7 +510,7 @@ static u64 hhf_bench_memory(struct kunit *test)
 
 static void hhf_bench_run(struct kunit *test)
 {
-	u64 packets = U64_MAX, bytes = U64_MAX;
+	u64 packets = U64_MAX, bytes = U64_MAX, ns;
 	struct sk_buff **skbs;
 	u32 fp;
 	int i;
@@ -549,13 +520,20 @@ static void hhf_bench_run(struct kunit *test)
 	skbs = kunit_kcalloc(test, BENCH_FLOWS, sizeof(*skbs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skbs);
 
-	/* Defaults, but no reset or eviction while the clock runs. */
+	/*
+	 * The many-flow case, where every packet walks the filter:
+	 * BENCH_FLOWS packets in flight, each of its own flow but for a
+	 * sixteenth that belong to one elephant, which becomes a heavy
+	 * hitter, so both buckets and the table lookup are in the figure.
+	 * Defaults, but no reset or eviction while the clock runs.
+	 */
 	hhf_create(test, 131072, LONG_USECS, LONG_USECS);
 	hhf_set(test, TCA_HHF_BACKLOG_LIMIT, 2 * BENCH_FLOWS);
 	for (i = 0; i < BENCH_FLOWS; i++)
 		skbs[i] = qdisc_test_udp(test, i % 16 ? i : 0, 1000, 0);
 	for (i = 0; i < BENCH_ROUNDS; i++) {
-		packets = min(packets, hhf_bench_packets(test, skbs));
+		ns = qdisc_test_bench_laps(test, skbs, BENCH_FLOWS, BENCH_LAPS);
+		packets = min(packets, ns);
 		bytes = min(bytes, hhf_bench_memory(test));
 	}
 	for (i = 0; i < BENCH_FLOWS; i++)

@@ -657,35 +657,6 @@ MODULE_PARM_DESC(bench, "run the pie_bench benchmark (tools/kunit bench)");
 #define BENCH_PACKETS	(BENCH_BATCH * 128)
 #define BENCH_UPDATES	16384
 
-/*
- * BENCH_PACKETS through enqueue and dequeue, BENCH_BATCH at a time so
- * the queue is never empty for long; the same skbs go round, so the
- * figure is the qdisc's and not the allocator's. Returns nanoseconds.
- */
-static u64 pie_bench_packets(struct kunit *test, struct sk_buff **skbs)
-{
-	struct Qdisc *sch = pie_sch(test);
-	struct sk_buff *to_free = NULL;
-	int i, j, lost = 0;
-	u64 start;
-
-	start = ktime_get_ns();
-	spin_lock_bh(qdisc_lock(sch));
-	for (i = 0; i < BENCH_PACKETS / BENCH_BATCH; i++) {
-		for (j = 0; j < BENCH_BATCH; j++)
-			sch->enqueue(skbs[j], sch, &to_free);
-		for (j = 0; j < BENCH_BATCH; j++) {
-			skbs[j] = sch->dequeue(sch);
-			lost += !skbs[j];
-		}
-	}
-	spin_unlock_bh(qdisc_lock(sch));
-	/* With p at 0 nothing may be dropped, or skbs[] would run dry. */
-	KUNIT_ASSERT_EQ(test, lost, 0);
-	KUNIT_ASSERT_NULL(test, to_free);
-	return ktime_get_ns() - start;
-}
-
 /* BENCH_UPDATES probability updates over delays around the target. */
 static u64 pie_bench_updates(void)
 {
@@ -709,7 +680,7 @@ static void pie_bench_run(struct kunit *test)
 {
 	struct qdisc_test_env *env = test->priv;
 	struct sk_buff *skbs[BENCH_BATCH];
-	u64 packets = U64_MAX, updates = U64_MAX;
+	u64 packets = U64_MAX, updates = U64_MAX, ns;
 	int i;
 
 	if (!bench)
@@ -719,7 +690,10 @@ static void pie_bench_run(struct kunit *test)
 	for (i = 0; i < BENCH_BATCH; i++)
 		skbs[i] = pie_packet(test, PKT_LEN, 0, i);
 	for (i = 0; i < BENCH_ROUNDS; i++) {
-		packets = min(packets, pie_bench_packets(test, skbs));
+		/* With p at 0 nothing is dropped. */
+		ns = qdisc_test_bench_laps(test, skbs, BENCH_BATCH,
+					   BENCH_PACKETS / BENCH_BATCH);
+		packets = min(packets, ns);
 		updates = min(updates, pie_bench_updates());
 	}
 	for (i = 0; i < BENCH_BATCH; i++)
