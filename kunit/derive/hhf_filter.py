@@ -12,6 +12,10 @@ multi-stage filter of D stages of B counters, threshold T:
   of 64 bytes, 20 times; the limit on the mice that pass is
   the smallest count a filter meeting the bound exceeds with probability
   below 1e-6 (Chernoff's bound for a sum of Bernoulli trials).
+- the fork's wider stages (2048 counters): the same bound with B = 2048
+  over 60 trials gives the fork's limit; upstream's 1024-counter stages
+  let about (1 - e^(-100/1024))^4 of the mice through, and the
+  probability that they stay within that limit is printed beside it.
 - conservative update: no closed form, so a simulation of the same
   geometry with uniform independent indexes, 2048 mice of 8 packets of
   1000 bytes round robin and T = 20000, once with every packet added to
@@ -40,10 +44,17 @@ MICE, MOUSE_LEN, TRIALS = 10000, 64, 20
 CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 2048, 8, 1000, 20000, 40
 
 
-def fp_bound() -> float:
+FORK_B, FORK_TRIALS = 2048, 60
+
+
+def fp_bound(counters: int = B) -> float:
     """Probability that one mouse passes, at most."""
     counted = ELEPHANTS * T_DEFAULT + MICE * MOUSE_LEN
-    return float((counted / ((T_DEFAULT - MOUSE_LEN) * B)) ** D)
+    return float((counted / ((T_DEFAULT - MOUSE_LEN) * counters)) ** D)
+
+
+def poisson_at_most(mean: float, n: int) -> float:
+    return sum(math.exp(-mean) * mean ** k / math.factorial(k) for k in range(n + 1))
 
 
 def chernoff_limit(mean: float, risk: float = 1e-6) -> int:
@@ -83,12 +94,19 @@ def simulate(conservative: bool, seed: int) -> int:
 def block() -> List[str]:
     p = fp_bound()
     mean = p * MICE * TRIALS
+    fork_mean = fp_bound(FORK_B) * MICE * FORK_TRIALS
+    fork_limit = chernoff_limit(fork_mean)
+    upstream_mean = (1 - math.exp(-ELEPHANTS / B)) ** D * MICE * FORK_TRIALS
     plain = [simulate(False, seed) for seed in range(CU_SEEDS)]
     conservative = [simulate(True, seed) for seed in range(CU_SEEDS)]
     return [
         BEGIN,
         f'#define FP_BOUND_PPM\t\t{math.ceil(p * 1e6)}\t/* {p:.4g} per mouse */',
         f'#define FP_MAX_PASSED\t\t{chernoff_limit(mean)}\t/* mean at most {mean:.1f} */',
+        f'#define FP_FORK_TRIALS\t\t{FORK_TRIALS}',
+        f'#define FP_FORK_MAX_PASSED\t{fork_limit}\t/* mean at most {fork_mean:.1f}; '
+        f'upstream: about {upstream_mean:.0f}, P(<= {fork_limit}) = '
+        f'{poisson_at_most(upstream_mean, fork_limit):.0e} */',
         f'#define CU_PLAIN_FEWEST\t\t{min(plain)}\t/* of {CU_SEEDS} seeds */',
         f'#define CU_PLAIN_MOST\t\t{max(plain)}',
         f'#define CU_CONSERVATIVE_MOST\t{max(conservative)}',
