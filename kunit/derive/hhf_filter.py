@@ -16,10 +16,11 @@ multi-stage filter of D stages of B counters, threshold T:
   over 60 trials gives the fork's limit; upstream's 1024-counter stages
   let about (1 - e^(-100/1024))^4 of the mice through, and the
   probability that they stay within that limit is printed beside it.
-- conservative update: no closed form, so a simulation of the same
-  geometry with uniform independent indexes, 2048 mice of 8 packets of
-  1000 bytes round robin and T = 20000, once with every packet added to
-  all four counters and once with conservative update (both shielded).
+- conservative update: no closed form, so a simulation of four stages
+  of 1024 (upstream) and of 2048 (the fork) counters with uniform
+  independent indexes, 4096 mice of 8 packets of 1000 bytes round robin
+  and T = 20000, once with every packet added to all four counters and
+  once with conservative update (both shielded).
 
 Run with no argument to print the C block; --check FILE verifies that
 FILE holds exactly what this script prints between its markers.
@@ -41,7 +42,7 @@ T_DEFAULT = 131072
 ELEPHANTS = 100
 MICE, MOUSE_LEN, TRIALS = 10000, 64, 20
 # The conservative-update workload.
-CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 2048, 8, 1000, 20000, 40
+CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 4096, 8, 1000, 20000, 20
 
 
 FORK_B, FORK_TRIALS = 2048, 60
@@ -68,11 +69,12 @@ def chernoff_limit(mean: float, risk: float = 1e-6) -> int:
         n += 1
 
 
-def simulate(conservative: bool, seed: int) -> int:
+def simulate(conservative: bool, seed: int, counters_per_stage: int) -> int:
     """Flows that pass in the conservative-update workload."""
     rnd = random.Random(seed)
-    slots = [[rnd.randrange(B) for _ in range(D)] for _ in range(CU_FLOWS)]
-    counters = [[0] * B for _ in range(D)]
+    slots = [[rnd.randrange(counters_per_stage) for _ in range(D)]
+             for _ in range(CU_FLOWS)]
+    counters = [[0] * counters_per_stage for _ in range(D)]
     heavy = [False] * CU_FLOWS
     for _ in range(CU_PKTS):
         for flow in range(CU_FLOWS):
@@ -97,8 +99,9 @@ def block() -> List[str]:
     fork_mean = fp_bound(FORK_B) * MICE * FORK_TRIALS
     fork_limit = chernoff_limit(fork_mean)
     upstream_mean = (1 - math.exp(-ELEPHANTS / B)) ** D * MICE * FORK_TRIALS
-    plain = [simulate(False, seed) for seed in range(CU_SEEDS)]
-    conservative = [simulate(True, seed) for seed in range(CU_SEEDS)]
+    runs = [(seed, b) for seed in range(CU_SEEDS) for b in (B, FORK_B)]
+    plain = [simulate(False, seed, b) for seed, b in runs]
+    conservative = [simulate(True, seed, b) for seed, b in runs]
     return [
         BEGIN,
         f'#define FP_BOUND_PPM\t\t{math.ceil(p * 1e6)}\t/* {p:.4g} per mouse */',
@@ -107,7 +110,7 @@ def block() -> List[str]:
         f'#define FP_FORK_MAX_PASSED\t{fork_limit}\t/* mean at most {fork_mean:.1f}; '
         f'upstream: about {upstream_mean:.0f}, P(<= {fork_limit}) = '
         f'{poisson_at_most(upstream_mean, fork_limit):.0e} */',
-        f'#define CU_PLAIN_FEWEST\t\t{min(plain)}\t/* of {CU_SEEDS} seeds */',
+        f'#define CU_PLAIN_FEWEST\t\t{min(plain)}\t/* {CU_SEEDS} seeds, {B} and {FORK_B} counters */',
         f'#define CU_PLAIN_MOST\t\t{max(plain)}',
         f'#define CU_CONSERVATIVE_MOST\t{max(conservative)}',
         END,

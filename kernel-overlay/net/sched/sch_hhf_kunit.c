@@ -32,8 +32,8 @@
 #define FP_MAX_PASSED		51	/* mean at most 22.1 */
 #define FP_FORK_TRIALS		60
 #define FP_FORK_MAX_PASSED	18	/* mean at most 4.1; upstream: about 45, P(<= 18) = 4e-06 */
-#define CU_PLAIN_FEWEST		214	/* of 40 seeds */
-#define CU_PLAIN_MOST		299
+#define CU_PLAIN_FEWEST		466	/* 20 seeds, 1024 and 2048 counters */
+#define CU_PLAIN_MOST		2837
 #define CU_CONSERVATIVE_MOST	0
 /* END derived */
 
@@ -248,7 +248,8 @@ static u32 hhf_fp_trials(struct kunit *test, int trials)
  * period: a stage has at most C / (T - s) counters of T - s bytes or
  * more, so a flow of s bytes passes with probability at most
  * (C / ((T - s) b))^d.  Shielding and conservative update only lower
- * counters, so the bound holds for them too.  Here d = 4, b = 1024,
+ * counters, so the bound holds for them too, and so do wider stages
+ * than upstream's, which the fork has.  Here d = 4, b = 1024,
  * T = 131072, s = 64 and C <= 100 * 131072 + 10000 * 64 = 13747200:
  * p <= (13747200 / (131008 * 1024))^4 = 0.10248^4 = 1.103e-4 per mouse,
  * the "about 1e-4" of the seed commit (FP_BOUND_PPM).  The filter does
@@ -365,16 +366,16 @@ static void hhf_classify_shielding(struct kunit *test)
 }
 
 /*
- * Conservative update: 2048 mice send 8 packets of 1000 bytes each,
+ * Conservative update: 4096 mice send 8 packets of 1000 bytes each,
  * round robin, with admit_bytes 20000; none sends more than 8000.  The
- * mean counter holds two flows' bytes, so a filter that adds every
- * packet to all four counters (shielding kept) passes many of them: a
- * simulation of this geometry (4 x 1024, uniform independent indexes,
- * 40 seeds) passed CU_PLAIN_FEWEST to CU_PLAIN_MOST (214 to 299).  With
- * conservative update a counter grows only to the largest estimate
- * among its flows, and the same simulation passed CU_CONSERVATIVE_MOST
- * (none).  Fewer than a tenth of the plain filter's fewest shows the
- * effect with a margin both ways.
+ * mean counter holds two to four flows' bytes (stages of 2048 or 1024),
+ * so a filter that adds every packet to all four counters (shielding
+ * kept) passes many of them: simulations of both geometries (uniform
+ * independent indexes, 20 seeds each) passed CU_PLAIN_FEWEST to
+ * CU_PLAIN_MOST (466 to 2837).  With conservative update a counter
+ * grows only to the largest estimate among its flows, and the same
+ * simulations passed CU_CONSERVATIVE_MOST (none).  Fewer than a tenth
+ * of the plain filter's fewest shows the effect with a margin both ways.
  */
 static void hhf_classify_conservative_update(struct kunit *test)
 {
@@ -384,7 +385,7 @@ static void hhf_classify_conservative_update(struct kunit *test)
 
 	hhf_create(test, 20000, LONG_USECS, LONG_USECS);
 	for (round = 0; round < 8; round++)
-		for (flow = 0; flow < 2048; flow++) {
+		for (flow = 0; flow < 4096; flow++) {
 			qdisc_test_set_flow(skb, flow);
 			hhf_pass_skb(test, skb);
 		}
