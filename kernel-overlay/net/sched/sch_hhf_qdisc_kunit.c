@@ -418,6 +418,18 @@ static void hhf_qdisc_reset_clears_state(struct kunit *test)
 	}
 }
 
+/*
+ * hhf dumps 7 u32 attributes: 4 + 7 * 8 = 60 bytes.  No room, room for
+ * the nest alone, and room for all but the last attribute all fail.
+ */
+static void hhf_qdisc_dump_overflow(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, qdisc_test_create(test, NULL, 0), 0);
+	qdisc_test_dump_overflow(test, 0);
+	qdisc_test_dump_overflow(test, 4);
+	qdisc_test_dump_overflow(test, 4 + 6 * 8);
+}
+
 static int hhf_test_init(struct kunit *test)
 {
 	return qdisc_test_setup(test, "hhf");
@@ -438,6 +450,7 @@ static struct kunit_case hhf_qdisc_cases[] = {
 	KUNIT_CASE(hhf_qdisc_small_quantum_dequeues),
 	KUNIT_CASE(hhf_qdisc_change_shrinks_queue),
 	KUNIT_CASE(hhf_qdisc_reset_clears_state),
+	KUNIT_CASE(hhf_qdisc_dump_overflow),
 	{}
 };
 

@@ -540,6 +540,33 @@ static void pie_early_drops_past_upper_threshold(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
 }
 
+/*
+ * Between 0.85 and 8.5 accumulated, a packet is dropped with probability
+ * p, and only a drop empties the accumulator (RFC 8033 5.4).  With p =
+ * 0.5 and the sum at 0.5 before each packet (1.0 after it), the drops of
+ * 20000 packets are binomial: mean 10000, standard deviation
+ * sqrt(20000 * 0.5 * 0.5) = 70.7.  Six deviations (424) either way fail
+ * a correct implementation about once in 5e8 runs.
+ */
+static void pie_early_draws_between_thresholds(struct kunit *test)
+{
+	struct pie_early *e = test->priv;
+	unsigned int i, drops = 0, bad_sums = 0;
+
+	e->vars.prob = PROB(1, 2);
+	for (i = 0; i < 20000; i++) {
+		bool dropped;
+
+		e->vars.accu_prob = PROB(1, 2);
+		dropped = pie_early(e, PIE_BIG_BACKLOG, 1000);
+		drops += dropped;
+		bad_sums += e->vars.accu_prob != (dropped ? 0 : 2 * PROB(1, 2));
+	}
+	KUNIT_EXPECT_GE(test, drops, 10000 - 424);
+	KUNIT_EXPECT_LE(test, drops, 10000 + 424);
+	KUNIT_EXPECT_EQ_MSG(test, bad_sums, 0, "accumulator not emptied by a drop or not kept");
+}
+
 /* A zero probability clears the accumulator (RFC 8033 5.4). */
 static void pie_early_zero_prob_clears_accumulator(struct kunit *test)
 {
@@ -654,6 +681,7 @@ static struct kunit_case pie_drop_early_cases[] = {
 	KUNIT_CASE(pie_early_mtu_is_ethernet),
 	KUNIT_CASE(pie_early_accumulates_below_threshold),
 	KUNIT_CASE(pie_early_drops_past_upper_threshold),
+	KUNIT_CASE(pie_early_draws_between_thresholds),
 	KUNIT_CASE(pie_early_zero_prob_clears_accumulator),
 	KUNIT_CASE(pie_early_burst_allowance_protects),
 	KUNIT_CASE(pie_early_low_delay_low_prob_protects),

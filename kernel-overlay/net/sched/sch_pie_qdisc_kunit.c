@@ -325,6 +325,18 @@ static void pie_qdisc_spares_below_threshold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pie_priv(sch)->vars.accu_prob, MAX_PROB / 2);
 }
 
+/*
+ * pie dumps 8 u32 attributes: 4 + 8 * 8 = 68 bytes.  No room, room for
+ * the nest alone, and room for all but the last attribute all fail.
+ */
+static void pie_qdisc_dump_overflow(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, pie_create(test, NULL, 0), 0);
+	qdisc_test_dump_overflow(test, 0);
+	qdisc_test_dump_overflow(test, 4);
+	qdisc_test_dump_overflow(test, 4 + 7 * 8);
+}
+
 struct pie_ecn_case {
 	const char *name;
 	bool ecn;
@@ -404,6 +416,63 @@ static void pie_qdisc_burst_allowance_expires(struct kunit *test)
 	pie_force_drop(sch, MAX_PROB);
 	KUNIT_EXPECT_EQ(test, pie_enqueue(test, pie_packet(test, 1514, 0, 4)),
 			NET_XMIT_DROP);
+}
+
+/*
+ * dq_rate_estimator (RFC 8033 5.3 and Appendix B): while 16384 bytes
+ * (QUEUE_THRESHOLD) or more stay queued, the time 16384 bytes take to
+ * leave gives the departure rate, kept in bytes per 64 ns tick << 8
+ * (PIE_SCALE).  With 40 packets of 1000 bytes the cycle starts at the
+ * first dequeue (39000 bytes left) and counts that packet: 16 dequeues
+ * (16000 bytes) take no sample, the 17th (17000) does.  Dequeues 20 us
+ * apart make the cycle at least 16 * 20 us = 320 us = 5000 ticks long,
+ * and at most as long as the time measured around it, so the rate lies
+ * between (17000 << 8) / measured and (17000 << 8) / 5000 = 870.  tc
+ * shows it in bytes per second: ticks per second times the rate >> 8.
+ */
+static void pie_qdisc_rate_estimator_samples(struct kunit *test)
+{
+	static const struct qdisc_test_attr on[] = {
+		{ TCA_PIE_DQ_RATE_ESTIMATOR, 1 },
+	};
+	struct tc_pie_xstats st;
+	psched_time_t start;
+	u32 rate;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, on, ARRAY_SIZE(on)), 0);
+	pie_enqueue_n(test, 40, PKT_LEN);
+	start = psched_get_time();
+	for (i = 1; i <= 16; i++) {
+		kfree_skb(pie_dequeue(test));
+		usleep_range(20, 40);
+	}
+	KUNIT_EXPECT_EQ(test, pie_priv(pie_sch(test))->vars.avg_dq_rate, 0);
+
+	kfree_skb(pie_dequeue(test));
+	rate = pie_priv(pie_sch(test))->vars.avg_dq_rate;
+	KUNIT_EXPECT_GE(test, rate, (u32)div64_u64(17000 << 8, psched_get_time() - start));
+	KUNIT_EXPECT_LE(test, rate, 870);
+	KUNIT_EXPECT_GT(test, rate, 0);
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_EQ(test, st.avg_dq_rate, (u32)((u64)rate * PSCHED_TICKS_PER_SEC >> 8));
+}
+
+/* Under 16384 bytes queued no cycle starts: the rate stays unknown. */
+static void pie_qdisc_rate_estimator_needs_a_queue(struct kunit *test)
+{
+	static const struct qdisc_test_attr on[] = {
+		{ TCA_PIE_DQ_RATE_ESTIMATOR, 1 },
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, on, ARRAY_SIZE(on)), 0);
+	pie_enqueue_n(test, 17, PKT_LEN);	/* 16000 left after the first */
+	for (i = 0; i < 17; i++) {
+		kfree_skb(pie_dequeue(test));
+		usleep_range(20, 40);
+	}
+	KUNIT_EXPECT_EQ(test, pie_priv(pie_sch(test))->vars.avg_dq_rate, 0);
 }
 
 /* The delay is the head packet's time in the queue, shown in us. */
@@ -623,11 +692,14 @@ static struct kunit_case pie_qdisc_cases[] = {
 	KUNIT_CASE_PARAM(pie_qdisc_ecn_mark, pie_ecn_gen_params),
 	KUNIT_CASE(pie_qdisc_burst_allowance_expires),
 	KUNIT_CASE(pie_qdisc_dequeue_measures_delay),
+	KUNIT_CASE(pie_qdisc_rate_estimator_samples),
+	KUNIT_CASE(pie_qdisc_rate_estimator_needs_a_queue),
 	KUNIT_CASE(pie_qdisc_change_shrinks_queue),
 	KUNIT_CASE(pie_qdisc_xstats_prob_scale),
 	KUNIT_CASE(pie_qdisc_xstats_prob_saturates),
 	KUNIT_CASE(pie_qdisc_timer_updates),
 	KUNIT_CASE(pie_qdisc_reset_clears_controller),
+	KUNIT_CASE(pie_qdisc_dump_overflow),
 	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_init, pie_bad_gen_params),
 	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_change, pie_bad_gen_params),
 	{}

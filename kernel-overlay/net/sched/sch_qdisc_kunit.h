@@ -215,6 +215,26 @@ static inline void qdisc_test_dump_options(struct kunit *test, u32 *values,
 }
 
 /*
+ * A dump into a message with only room bytes left must fail: a netlink
+ * reply that fills up is trimmed by its caller (tc_fill_qdisc()) and
+ * the dump goes on in the next one.  The nest of TCA_OPTIONS takes
+ * nla_total_size(0) = 4 bytes, each u32 attribute nla_total_size(4) = 8.
+ */
+static inline void qdisc_test_dump_overflow(struct kunit *test,
+					    unsigned int room)
+{
+	struct qdisc_test_env *env = test->priv;
+	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put(skb, skb_tailroom(skb) - room);
+	ret = env->ops->dump(env->sch, skb);
+	kfree_skb(skb);
+	KUNIT_EXPECT_LT_MSG(test, ret, 0, "dump with %u bytes of room", room);
+}
+
+/*
  * For benchmarks: laps times, the n skbs in and then all n out, under
  * the qdisc lock.  The same skbs go round, so the figure is the
  * qdisc's and not the allocator's; none may be dropped.  Nanoseconds.
