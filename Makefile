@@ -1,10 +1,11 @@
 # The fork's entry points. `make check` is the test command of README.md.
 
-.PHONY: check check-tools checkpatch kunit compare guest patches help
+.PHONY: check check-tools checkpatch kunit compare guest coverage patches help
 
 help:
 	@echo "make check        tools checks, checkpatch, KUnit and guest tests on the fork and on upstream's implementation"
 	@echo "make guest        ./tools/vm compare (guest tests on both builds, a table)"
+	@echo "make coverage     ./tools/coverage run (gcov of kernel-overlay/ under the tests, both builds)"
 	@echo "make kunit        ./tools/kunit run (the fork only)"
 	@echo "make compare      ./tools/kunit compare (both variants, a table)"
 	@echo "make checkpatch   the tree's checkpatch.pl --strict on kernel-overlay/ and patches/"
@@ -18,6 +19,11 @@ check:
 
 guest:
 	./tools/vm compare
+
+# Not part of check: coverage is measured, not asserted, and its builds
+# and boot take about half an hour (CONTRIBUTING.md).
+coverage:
+	./tools/coverage run
 
 check-tools:
 	./ci/check-tools

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from .common import project_root
 
@@ -78,6 +78,17 @@ def parse_own(text: str) -> Dict[str, str]:
 
 PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc, 'uprobe': parse_own, 'traffic': parse_own,
            'tc': parse_own}
+
+
+def read_results(folder: Path, suites: Sequence[str]) -> Dict[str, Dict[str, str]]:
+    """Each suite's results from the raw output (SUITE.out) its guest
+    run left in folder; a suite that never ran has none."""
+    results = {}
+    for suite in suites:
+        out = folder / f'{suite}.out'
+        text = out.read_text(errors='replace') if out.is_file() else ''
+        results[suite] = PARSERS[suite](text)
+    return results
 
 
 # Why a test cannot pass in this setup on any implementation; written

@@ -204,6 +204,10 @@ class RunSpec:
     timeout: int = 600
     kernel_args: Sequence[str] = ()
     built: bool = False
+    # More kunitconfig fragments after those of kunitconfig, and make
+    # variables (X=Y) for every make kunit.py runs.
+    fragments: Sequence[Path] = ()
+    make_options: Sequence[str] = ()
 
     def argv(self, json_path: Optional[Path]) -> List[str]:
         """kunit.py run, or kunit.py build (configure and build only)
@@ -213,9 +217,11 @@ class RunSpec:
         argv = [sys.executable, str(self.tree / 'tools/testing/kunit/kunit.py'), verb,
                 '--arch=x86_64', f'--build_dir={self.build_dir}',
                 f'--qemu_config={self.qemu_config}', '--make_options=CC=ccache gcc']
+        argv += [f'--make_options={o}' for o in self.make_options]
         if verb != 'exec':
             argv.append(f'--jobs={self.jobs}')
-        argv += [f'--kunitconfig={f}' for f in kunitconfig_files(self.kunitconfig)]
+        argv += [f'--kunitconfig={f}'
+                 for f in [*kunitconfig_files(self.kunitconfig), *self.fragments]]
         if json_path:
             argv += [f'--timeout={self.timeout}', f'--json={json_path}']
             argv += [f'--kernel_args={a}' for a in self.kernel_args]

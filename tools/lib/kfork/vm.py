@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 
 from . import logscan
 from .runner import print_reports
@@ -87,18 +87,23 @@ def kernel_hz(image: Path) -> str:
 
 
 def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
-              kmemleak: bool = False, memory_mb: int = 1024) -> List[str]:
+              kmemleak: bool = False, memory_mb: int = 1024,
+              kunit: bool = False) -> List[str]:
     """QEMU for a guest: q35 (its ACPI routes the virtio interrupts in
     a second, i440fx's took 20 s here), TCG, no network card. kmemleak
     only when asked for: tracking every allocation doubles boot time
     and slows every test, and only a test that scans can use it. keep:
-    host folders the guest must see although they are under /tmp."""
+    host folders the guest must see although they are under /tmp.
+    kunit: run the built-in KUnit suites before init (a coverage run
+    wants them in the same boot as the guest tests), with a log buffer
+    that holds all of their output."""
     for path in (folder, *keep):
         if any(c.isspace() for c in str(path)):
             raise ToolError(f'{path}: a path with white space cannot go on the '
                             f'kernel command line; move it or set KFORK_WORK')
     append = ' '.join([
-        'console=ttyS0', 'quiet', 'panic=-1', 'kunit.enable=0',
+        'console=ttyS0', 'quiet', 'panic=-1',
+        'kunit.enable=1 log_buf_len=8M' if kunit else 'kunit.enable=0',
         'kmemleak=on' if kmemleak else 'kmemleak=off',
         'root=hostroot', 'rootfstype=9p', 'ro',
         'rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose',
@@ -126,7 +131,8 @@ def _keep(cwd: Path) -> List[Path]:
 
 
 def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: Path,
-         timeout: int, stream: bool = True, kmemleak: bool = False) -> GuestRun:
+         timeout: int, stream: bool = True, kmemleak: bool = False,
+         kunit: bool = False) -> GuestRun:
     """Boot, run command in cwd, stream the console (unless several
     guests run at once); judge the result."""
     if folder.exists():
@@ -136,7 +142,7 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
     run = GuestRun(variant, folder)
     console = folder / 'console.log'
     start = time.monotonic()
-    argv = qemu_argv(image, folder, variant, _keep(cwd), kmemleak)
+    argv = qemu_argv(image, folder, variant, _keep(cwd), kmemleak, kunit=kunit)
     with open(console, 'w', encoding='utf-8') as log, \
             subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True,
@@ -162,13 +168,44 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
             proc.kill()
             proc.wait()
         reader.join(timeout=5)
-    status = folder / 'status'
+    return read_result(run)
+
+
+def read_result(run: GuestRun) -> GuestRun:
+    """Fill in the command's status and the checker reports from what
+    the guest left in its folder: the kernel log it saved at the end,
+    or the console when it never got there."""
+    status = run.folder / 'status'
     if status.is_file() and status.read_text().strip().isdigit():
         run.status = int(status.read_text().strip())
-    dmesg = folder / 'dmesg'
-    run.reports = logscan.scan((dmesg if dmesg.is_file() else console)
-                               .read_text(errors='replace'))
+    log = run.folder / 'dmesg'
+    if not log.is_file():
+        log = run.folder / 'console.log'
+    if log.is_file():
+        run.reports = logscan.scan(log.read_text(errors='replace'))
     return run
+
+
+T = TypeVar('T')
+
+
+def at_once(jobs: Mapping[str, Callable[[], T]]) -> Dict[str, T]:
+    """Run each variant's boot in a thread of its own: each guest is one
+    single-threaded TCG process, so two fill the machine's two cores."""
+    results: Dict[str, T] = {}
+
+    def one(variant: str) -> None:
+        results[variant] = jobs[variant]()
+
+    threads = [threading.Thread(target=one, args=(v,)) for v in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    missing = [v for v in jobs if v not in results]
+    if missing:
+        raise ToolError(f'{missing[0]}: the boot failed in the tool (see the error above)')
+    return {v: results[v] for v in jobs}
 
 
 def announce(run: GuestRun) -> None:

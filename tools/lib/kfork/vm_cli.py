@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
-import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import deps, guest_tests, logscan, runner, session, tree, vm
+from . import deps, guest_tests, runner, session, tree, vm
 from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
 
 DESCRIPTION = """\
@@ -123,17 +121,7 @@ def _boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
     src = WorkArea.from_env().src
     command = [str(project_root() / 'tools/guest/run'), str(src), *suites]
     run = vm.boot(image, folder, variant, command, project_root(), timeout, stream)
-    return run, _read_results(folder, suites)
-
-
-def _read_results(folder: Path, suites: Sequence[str]) -> Dict[str, Dict[str, str]]:
-    """Each suite's results from the raw output its guest run left."""
-    results = {}
-    for suite in suites:
-        out = folder / f'{suite}.out'
-        text = out.read_text(errors='replace') if out.is_file() else ''
-        results[suite] = guest_tests.PARSERS[suite](text)
-    return results
+    return run, guest_tests.read_results(folder, suites)
 
 
 def _digests(folder: Path, suites: Sequence[str]) -> Dict[str, str]:
@@ -148,8 +136,7 @@ def _digests(folder: Path, suites: Sequence[str]) -> Dict[str, str]:
 
 def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
                 ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
-    """Build each variant, then boot them all at once: each guest is one
-    single-threaded TCG process, so two fill the machine's two cores."""
+    """Build each variant, then boot them all at once."""
     deps.ensure(GUEST_TEST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip', 'gcc', 'readelf',
                         'nm', 'objdump'])
@@ -157,21 +144,16 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
     if len(variants) > 1:
         say(f'booting {" and ".join(variants)} at once; consoles in '
             f'{", ".join(str(f / "console.log") for _, f in images.values())}')
-    runs: Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]] = {}
 
-    def one(variant: str) -> None:
+    def one(variant: str) -> Callable[[], Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
         image, folder = images[variant]
-        runs[variant] = _boot_suites(variant, image, folder, suites, timeout,
-                                     stream=len(variants) == 1)
+        return lambda: _boot_suites(variant, image, folder, suites, timeout,
+                                    stream=len(variants) == 1)
 
-    threads = [threading.Thread(target=one, args=(v,)) for v in variants]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    runs = vm.at_once({v: one(v) for v in variants})
     for variant in variants:
         vm.announce(runs[variant][0])
-    return {v: runs[v] for v in variants}
+    return runs
 
 
 def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
@@ -223,14 +205,8 @@ def _table(rows: Sequence[Tuple[str, str, Dict[str, guest_tests.Verdict]]],
 def _last_run(suites: Sequence[str]) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
     """The results a finished upstream-impl guest run left behind."""
     folder = WorkArea.from_env().root / 'vm' / 'upstream-impl'
-    run = vm.GuestRun('upstream-impl', folder)
-    status = folder / 'status'
-    if status.is_file() and status.read_text().strip().isdigit():
-        run.status = int(status.read_text())
-    dmesg = folder / 'dmesg'
-    if dmesg.is_file():
-        run.reports = logscan.scan(dmesg.read_text(errors='replace'))
-    return run, _read_results(folder, suites)
+    run = vm.read_result(vm.GuestRun('upstream-impl', folder))
+    return run, guest_tests.read_results(folder, suites)
 
 
 def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
