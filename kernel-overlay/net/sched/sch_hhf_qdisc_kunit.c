@@ -419,15 +419,13 @@ static void hhf_qdisc_reset_clears_state(struct kunit *test)
 }
 
 /*
- * hhf dumps 7 u32 attributes: 4 + 7 * 8 = 60 bytes.  No room, room for
- * the nest alone, and room for all but the last attribute all fail.
+ * hhf dumps 7 u32 attributes (4 + 7 * 8 = 60 bytes): every dump
+ * short of that fails.
  */
 static void hhf_qdisc_dump_overflow(struct kunit *test)
 {
 	KUNIT_ASSERT_EQ(test, qdisc_test_create(test, NULL, 0), 0);
-	qdisc_test_dump_overflow(test, 0);
-	qdisc_test_dump_overflow(test, 4);
-	qdisc_test_dump_overflow(test, 4 + 6 * 8);
+	qdisc_test_dump_overflow(test, 7);
 }
 
 static int hhf_test_init(struct kunit *test)

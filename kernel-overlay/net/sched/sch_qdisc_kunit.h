@@ -215,23 +215,33 @@ static inline void qdisc_test_dump_options(struct kunit *test, u32 *values,
 }
 
 /*
- * A dump into a message with only room bytes left must fail: a netlink
+ * A dump into a message without room for all of it must fail: a netlink
  * reply that fills up is trimmed by its caller (tc_fill_qdisc()) and
  * the dump goes on in the next one.  The nest of TCA_OPTIONS takes
- * nla_total_size(0) = 4 bytes, each u32 attribute nla_total_size(4) = 8.
+ * nla_total_size(0) = 4 bytes and each of the attrs u32 attributes
+ * nla_total_size(4) = 8, so room for none, for the nest alone, and
+ * for the nest and 1 to attrs - 1 attributes must all fail, and room
+ * for all of them must do.
  */
-static inline void qdisc_test_dump_overflow(struct kunit *test,
-					    unsigned int room)
+static inline void qdisc_test_dump_overflow(struct kunit *test, int attrs)
 {
 	struct qdisc_test_env *env = test->priv;
-	struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-	int ret;
+	unsigned int room;
+	int ret, n;
 
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb_put(skb, skb_tailroom(skb) - room);
-	ret = env->ops->dump(env->sch, skb);
-	kfree_skb(skb);
-	KUNIT_EXPECT_LT_MSG(test, ret, 0, "dump with %u bytes of room", room);
+	for (n = -1; n <= attrs; n++) {
+		struct sk_buff *skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		room = n < 0 ? 0 : 4 + 8 * n;
+		skb_put(skb, skb_tailroom(skb) - room);
+		ret = env->ops->dump(env->sch, skb);
+		kfree_skb(skb);
+		if (n < attrs)
+			KUNIT_EXPECT_LT_MSG(test, ret, 0, "dump with %u bytes of room", room);
+		else
+			KUNIT_EXPECT_GT_MSG(test, ret, 0, "dump with %u bytes of room", room);
+	}
 }
 
 /*
