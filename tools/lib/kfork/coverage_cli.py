@@ -39,6 +39,8 @@ the figures are measured, not judged.
 
 DEFAULT_OUT = project_root() / 'out' / 'coverage'
 GUEST_SCRIPT = project_root() / 'tools' / 'guest' / 'coverage'
+# Why what stays uncovered does: the report ends with it.
+NOTES = project_root() / 'kunit' / 'coverage-notes.md'
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -143,6 +145,8 @@ def _report(variants: Sequence[str], paths: Sequence[str], out: Path,
                      f'of branches under {coverage.MAKE_CHECK}, fork): '
                      + ('every file reaches it' if not short else f'{len(short)} file(s) below'))
         lines += [f'  {line}' for line in short]
+    if NOTES.is_file():
+        lines += ['', *NOTES.read_text().splitlines()]
     (out / 'coverage.md').write_text('\n'.join(lines) + '\n')
     (out / 'coverage.json').write_text(json.dumps(
         {d.variant: {name: {p: f.counts for p, f in files.items()}
