@@ -586,7 +586,7 @@ static int hhf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
-static struct Qdisc_ops hhf_qdisc_ops __read_mostly = {
+static struct Qdisc_ops hhf_ops __read_mostly = {
 	.id		= "hhf",
 	.owner		= THIS_MODULE,
 	.priv_size	= sizeof(struct hhf_sched_data),
@@ -603,18 +603,18 @@ static struct Qdisc_ops hhf_qdisc_ops __read_mostly = {
 	.peek		= qdisc_peek_dequeued,
 };
 
-static int __init hhf_module_init(void)
+static int __init sch_hhf_init(void)
 {
-	return register_qdisc(&hhf_qdisc_ops);
+	return register_qdisc(&hhf_ops);
 }
+module_init(sch_hhf_init);
 
-static void __exit hhf_module_exit(void)
+static void __exit sch_hhf_exit(void)
 {
-	unregister_qdisc(&hhf_qdisc_ops);
+	unregister_qdisc(&hhf_ops);
 }
+module_exit(sch_hhf_exit);
 
-module_init(hhf_module_init)
-module_exit(hhf_module_exit)
 MODULE_DESCRIPTION("Heavy-Hitter Filter (HHF)");
 MODULE_AUTHOR("Kernel Fork Developers");
 MODULE_LICENSE("GPL");
