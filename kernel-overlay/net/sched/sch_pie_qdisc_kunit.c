@@ -424,24 +424,33 @@ static void pie_qdisc_burst_allowance_expires(struct kunit *test)
  *
  * 40 packets of 1000 bytes: the first cycle starts at dequeue 1 (39000
  * bytes left) and counts that packet, so dequeue 16 (16000 bytes) takes
- * no sample and dequeue 17 (17000) does, at least (17000 << 8) over the
- * time measured around the cycle.  The second cycle starts there and
- * samples at dequeue 34, which leaves 6000 bytes, too few for a third.
- * Its dequeues are 10 ms apart, at least 16 * 10 ms = 2500000 ticks in
- * all, so its sample is at most (17000 << 8) / 2500000 = 1 and adds
- * nothing: the average becomes exactly first - (first >> 3), which
- * neither keeping the old rate nor taking the new one gives.  tc shows
- * the rate in bytes per second: ticks per second times the rate >> 8.
+ * no sample and dequeue 17 (17000) does.  The clock may be as coarse as
+ * a jiffy, so the test dates each cycle's start back instead of waiting:
+ * 1 ms (15625 ticks) for the first, whose sample is then at most
+ * (17000 << 8) / 15625 = 278 and at least (17000 << 8) over 15625 plus
+ * the time measured since; 1 s for the second, which samples at dequeue
+ * 34 (6000 bytes left, too few for a third cycle) and adds
+ * (17000 << 8) / 15625000 = 0: the average becomes exactly
+ * first - (first >> 3), which neither keeping the old rate nor taking
+ * the new one gives.  tc shows the rate in bytes per second: ticks per
+ * second times the rate >> 8.
  */
-static u32 pie_dequeue_slowly(struct kunit *test, int n, unsigned long us)
+static u32 pie_dequeue_n(struct kunit *test, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		usleep_range(us, us + us / 2);
+	for (i = 0; i < n; i++)
 		kfree_skb(pie_dequeue(test));
-	}
 	return pie_priv(pie_sch(test))->vars.avg_dq_rate;
+}
+
+/* Date the running cycle's start back by ticks. */
+static psched_time_t pie_cycle_started(struct kunit *test, psched_time_t ticks)
+{
+	psched_time_t now = psched_get_time();
+
+	pie_priv(pie_sch(test))->vars.dq_tstamp = now - ticks;
+	return now;
 }
 
 static void pie_qdisc_rate_estimator_samples(struct kunit *test)
@@ -450,32 +459,35 @@ static void pie_qdisc_rate_estimator_samples(struct kunit *test)
 		{ TCA_PIE_DQ_RATE_ESTIMATOR, 1 },
 	};
 	struct tc_pie_xstats st;
-	psched_time_t start;
+	psched_time_t dated;
 	u32 first;
-	int i;
 
 	KUNIT_ASSERT_EQ(test, pie_create(test, on, ARRAY_SIZE(on)), 0);
 	pie_enqueue_n(test, 40, PKT_LEN);
-	start = psched_get_time();
-	for (i = 1; i <= 16; i++)
-		kfree_skb(pie_dequeue(test));
-	KUNIT_EXPECT_EQ(test, pie_priv(pie_sch(test))->vars.avg_dq_rate, 0);
-	kfree_skb(pie_dequeue(test));
-	first = pie_priv(pie_sch(test))->vars.avg_dq_rate;
-	KUNIT_EXPECT_GE(test, first, (u32)div64_u64(17000 << 8, psched_get_time() - start));
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 1), 0);
+	dated = pie_cycle_started(test, MS(1));
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 15), 0);
+	first = pie_dequeue_n(test, 1);
+	KUNIT_EXPECT_LE(test, first, 278);
+	KUNIT_EXPECT_GE(test, first,
+			(u32)div64_u64(17000 << 8, MS(1) + psched_get_time() - dated));
 	pie_xstats(test, &st);
 	KUNIT_EXPECT_EQ(test, st.avg_dq_rate, (u32)((u64)first * PSCHED_TICKS_PER_SEC >> 8));
 	if (first < 8)
 		kunit_skip(test, "host too slow: a first sample under 8 cannot show the average");
 
-	KUNIT_EXPECT_EQ(test, pie_dequeue_slowly(test, 16, 10000), first);
-	KUNIT_EXPECT_EQ(test, pie_dequeue_slowly(test, 1, 10000), first - (first >> 3));
+	pie_cycle_started(test, MS(1000));
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 16), first);
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 1), first - (first >> 3));
 
 	/* 6000 bytes left: no cycle, the average stays. */
-	KUNIT_EXPECT_EQ(test, pie_dequeue_slowly(test, 6, 20), first - (first >> 3));
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 6), first - (first >> 3));
 }
 
-/* Under 16384 bytes queued no cycle starts: the rate stays unknown. */
+/*
+ * Under 16384 bytes queued no cycle starts: the rate stays unknown even
+ * with a start dated back, which a cycle that wrongly began would use.
+ */
 static void pie_qdisc_rate_estimator_needs_a_queue(struct kunit *test)
 {
 	static const struct qdisc_test_attr on[] = {
@@ -484,7 +496,9 @@ static void pie_qdisc_rate_estimator_needs_a_queue(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, pie_create(test, on, ARRAY_SIZE(on)), 0);
 	pie_enqueue_n(test, 17, PKT_LEN);	/* 16000 left after the first */
-	KUNIT_EXPECT_EQ(test, pie_dequeue_slowly(test, 17, 20), 0);
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 1), 0);
+	pie_cycle_started(test, MS(1));
+	KUNIT_EXPECT_EQ(test, pie_dequeue_n(test, 16), 0);
 }
 
 /* The delay is the head packet's time in the queue, shown in us. */
