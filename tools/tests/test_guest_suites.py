@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import struct
 import unittest
+from typing import List
 
 from kfork import guest_tc as tcs
 from kfork import guest_tests as gt
 from kfork import guest_traffic as traffic
 from kfork import guest_uprobe as up
+from kfork import rtnl
 from kfork.tap import Tap
 
 READELF_L = """\
@@ -187,13 +190,68 @@ class TrafficJudgeTest(unittest.TestCase):
         self.assertEqual(failed, ['hhf: the bulk flow is the one heavy hitter',
                                   'hhf: the sparse flow is never one'])
 
-    def test_pie_uncontrolled_delay_fails(self) -> None:
+    def pie_failures(self, delays_us: List[int]) -> List[str]:
         p = phase(packets=500, drops=200, qlen=40, pkts_in=540, dropped=200)
-        p.samples = [{'t': 3.0, 'prob': 0.5, 'delay': 900000}]
+        p.samples = [{'t': 2.0 + i * 0.01, 'prob': 0.5, 'delay': d}
+                     for i, d in enumerate(delays_us)]
         tap = Tap('t')
         traffic.check_pie(tap, p)
-        failed = [name for ok, name, _ in tap.cases if not ok]
-        self.assertEqual(failed, ['pie: queueing delay settles near target'])
+        return [name for ok, name, _ in tap.cases if not ok]
+
+    def test_pie_uncontrolled_delay_fails(self) -> None:
+        self.assertEqual(self.pie_failures([900000] * 60),
+                         ['pie: queueing delay settles near target'])
+
+    def test_pie_judges_the_median(self) -> None:
+        # A stall's outliers on either side do not move the median.
+        delays = [50000] * 40 + [5000] * 10 + [800000] * 10
+        self.assertEqual(self.pie_failures(delays), [])
+
+    def test_pie_too_few_samples_fail(self) -> None:
+        self.assertEqual(self.pie_failures([50000] * (traffic.PIE_LATE_SAMPLES - 1)),
+                         ['pie: queueing delay settles near target'])
+
+
+class RtnlTest(unittest.TestCase):
+    """A qdisc message built by hand, as the uapi headers lay it out."""
+
+    @staticmethod
+    def attr(kind: int, data: bytes) -> bytes:
+        raw = struct.pack('=HH', 4 + len(data), kind) + data
+        return raw + bytes(-len(raw) % 4)
+
+    def message(self, kind: str, xstats: bytes) -> bytes:
+        stats = (self.attr(rtnl.TCA_STATS_BASIC, struct.pack('=QI', 1442000, 1000) + bytes(4))
+                 + self.attr(rtnl.TCA_STATS_QUEUE, struct.pack('=5I', 7, 10094, 300, 0, 2))
+                 + self.attr(rtnl.TCA_STATS_APP, xstats))
+        body = (struct.pack('=BxxxiIII', 0, 3, 0x100000, 0x10001, 1)
+                + self.attr(rtnl.TCA_KIND, kind.encode() + b'\0')
+                + self.attr(rtnl.TCA_STATS2, stats))
+        return struct.pack('=IHHII', 16 + len(body), 36, 2, 1, 0) + body
+
+    def test_pie(self) -> None:
+        xstats = struct.pack('=Q8I', 1 << 63, 51000, 0, 0, 1307, 300, 0, 12, 0)
+        [(kind, payload)] = list(rtnl.messages(self.message('pie', xstats)))
+        q = rtnl.parse_qdisc(payload)
+        self.assertEqual(kind, 36)      # RTM_NEWQDISC
+        self.assertEqual((q['ifindex'], q['handle'], q['parent'], q['kind']),
+                         (3, 0x100000, 0x10001, 'pie'))
+        self.assertEqual((q['bytes'], q['packets'], q['qlen'], q['backlog'], q['drops']),
+                         (1442000, 1000, 7, 10094, 300))
+        self.assertEqual((q['prob'], q['delay'], q['pkts_in'], q['dropped'], q['maxq']),
+                         (0.5, 51000, 1307, 300, 12))
+
+    def test_hhf(self) -> None:
+        xstats = struct.pack('=4I', 9, 0, 1, 1)
+        [(_, payload)] = list(rtnl.messages(self.message('hhf', xstats)))
+        q = rtnl.parse_qdisc(payload)
+        self.assertEqual((q['drop_overlimit'], q['hh_overlimit'], q['tot_hh'], q['cur_hh']),
+                         (9, 0, 1, 1))
+
+    def test_unknown_kind_keeps_queue_stats(self) -> None:
+        [(_, payload)] = list(rtnl.messages(self.message('htb', bytes(20))))
+        q = rtnl.parse_qdisc(payload)
+        self.assertEqual((q['kind'], q['qlen']), ('htb', 7))
 
 
 class TcParityTest(unittest.TestCase):
