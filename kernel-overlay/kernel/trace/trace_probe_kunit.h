@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the fork's probe-event KUnit suites share: a tracefs client
+ * inside the kernel.  A suite writes commands to kprobe_events and
+ * uprobe_events and reads error_log and the events' format files
+ * through the file operations a shell uses, so it checks what
+ * userspace sees and runs unchanged against the fork's probe core and
+ * the distro's.
+ *
+ * Those file operations copy from and to user memory, so the test's
+ * kthread borrows an address space with one buffer mapped in it.  The
+ * kthread's exit releases the address space, also when an assertion
+ * ends the test early.
+ */
+#ifndef _KERNEL_TRACE_PROBE_KUNIT_H
+#define _KERNEL_TRACE_PROBE_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#define PROBE_TEST_BUF_SIZE	(32 * 1024)
+
+struct probe_test_fs {
+	struct vfsmount *mnt;
+	char __user *ubuf;	/* PROBE_TEST_BUF_SIZE bytes of user memory */
+	char *buf;		/* the file read last, NUL-terminated */
+};
+
+static inline struct probe_test_fs *probe_test_fs(struct kunit *test)
+{
+	return test->priv;
+}
+
+/* A formatted string freed with the test. */
+static inline __printf(2, 3) char *probe_test_printf(struct kunit *test, const char *fmt, ...)
+{
+	va_list args;
+	char *str;
+	int len;
+
+	va_start(args, fmt);
+	len = vsnprintf(NULL, 0, fmt, args);
+	va_end(args);
+	str = kunit_kmalloc(test, len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, str);
+	va_start(args, fmt);
+	vsnprintf(str, len + 1, fmt, args);
+	va_end(args);
+	return str;
+}
+
+/* An empty user address space for this kthread, as a new process has. */
+static inline int probe_test_use_mm(void)
+{
+	struct mm_struct *mm;
+
+	if (current->mm)
+		return 0;
+	mm = mm_alloc();
+	if (!mm)
+		return -ENOMEM;
+	mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(mm);
+	return 0;
+}
+
+static inline struct vfsmount *probe_test_mount_tracefs(void)
+{
+	struct file_system_type *type = get_fs_type("tracefs");
+	struct vfsmount *mnt;
+
+	if (!type)
+		return ERR_PTR(-ENODEV);
+	mnt = vfs_kern_mount(type, 0, "tracefs", NULL);
+	put_filesystem(type);
+	return mnt;
+}
+
+/* For a suite's init: tracefs, and the buffers to talk to it through. */
+static inline int probe_test_fs_init(struct kunit *test)
+{
+	struct probe_test_fs *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
+	unsigned long addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	fs->buf = kunit_kzalloc(test, PROBE_TEST_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fs->buf);
+	KUNIT_ASSERT_EQ(test, probe_test_use_mm(), 0);
+	addr = vm_mmap(NULL, 0, PROBE_TEST_BUF_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr), "vm_mmap: %ld", (long)addr);
+	fs->ubuf = (char __user *)addr;
+	fs->mnt = probe_test_mount_tracefs();
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fs->mnt), "mount tracefs: %ld",
+			       PTR_ERR(fs->mnt));
+	test->priv = fs;
+	return 0;
+}
+
+static inline void probe_test_fs_exit(struct kunit *test)
+{
+	struct probe_test_fs *fs = probe_test_fs(test);
+
+	if (fs && !IS_ERR_OR_NULL(fs->mnt))
+		mntput(fs->mnt);
+}
+
+static inline struct file *probe_test_open(struct kunit *test, const char *path,
+					   int flags)
+{
+	struct file *file = file_open_root_mnt(probe_test_fs(test)->mnt, path, flags, 0);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", path, PTR_ERR(file));
+	return file;
+}
+
+/* Close now, not from a delayed work: the next command sees its effect. */
+static inline void probe_test_close(struct file *file)
+{
+	__fput_sync(file);
+}
+
+/*
+ * Write TEXT to the tracefs file PATH in one write(2), as echo >> does.
+ * Returns what write returned: the length, or the command's error.
+ */
+static inline ssize_t probe_test_write(struct kunit *test, const char *path,
+				       const char *text)
+{
+	struct probe_test_fs *fs = probe_test_fs(test);
+	size_t len = strlen(text);
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	KUNIT_ASSERT_LT(test, len, (size_t)PROBE_TEST_BUF_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user(fs->ubuf, text, len), 0);
+	file = probe_test_open(test, path, O_WRONLY | O_APPEND);
+	ret = vfs_write(file, fs->ubuf, len, &pos);
+	probe_test_close(file);
+	return ret;
+}
+
+/* Read the whole tracefs file PATH into fs->buf; returns its length. */
+static inline size_t probe_test_read(struct kunit *test, const char *path)
+{
+	struct probe_test_fs *fs = probe_test_fs(test);
+	struct file *file = probe_test_open(test, path, O_RDONLY);
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t got;
+
+	do {
+		got = vfs_read(file, fs->ubuf + len, PROBE_TEST_BUF_SIZE - 1 - len, &pos);
+		if (got > 0)
+			len += got;
+	} while (got > 0 && len < PROBE_TEST_BUF_SIZE - 1);
+	probe_test_close(file);
+	KUNIT_ASSERT_GE_MSG(test, got, 0, "read %s", path);
+	KUNIT_ASSERT_LT_MSG(test, len, (size_t)PROBE_TEST_BUF_SIZE - 1,
+			    "%s does not fit the test's buffer", path);
+	KUNIT_ASSERT_EQ(test, copy_from_user(fs->buf, fs->ubuf, len), 0);
+	fs->buf[len] = '\0';
+	return len;
+}
+
+/* Empty error_log, as "echo > error_log" does. */
+static inline void probe_test_clear_errors(struct kunit *test)
+{
+	probe_test_close(probe_test_open(test, "error_log", O_WRONLY | O_TRUNC));
+}
+
+/* What the error_log shows of one error: its text, command and caret. */
+struct probe_test_error {
+	const char *where;	/* "trace_kprobe", "trace_uprobe", ... */
+	int where_len;
+	const char *text;
+	int text_len;
+	const char *cmd;
+	int cmd_len;
+	int caret;		/* offset into the command */
+};
+
+/*
+ * Parse the last entry of error_log, read into fs->buf:
+ *   "[   sec.usec] LOC: error: TEXT\n  Command: CMD\n" SPACES "^\n"
+ * where the caret stands under the offending character of CMD.
+ * Returns false when the log is empty or not of that shape.
+ */
+static inline bool probe_test_last_error(struct kunit *test,
+					 struct probe_test_error *err)
+{
+	static const char cmd_prefix[] = "  Command: ";
+	char *entry, *line, *next;
+
+	probe_test_read(test, "error_log");
+	entry = probe_test_fs(test)->buf;
+	for (next = strstr(entry, "\n["); next; next = strstr(entry, "\n["))
+		entry = next + 1;
+	line = strchr(entry, ']');
+	next = line ? strstr(line, ": error: ") : NULL;
+	if (!next || line[1] != ' ')
+		return false;
+	err->where = line + 2;
+	err->where_len = next - err->where;
+	err->text = next + strlen(": error: ");
+	line = strchr(err->text, '\n');
+	if (!line || !str_has_prefix(line + 1, cmd_prefix))
+		return false;
+	err->text_len = line - err->text;
+	err->cmd = line + 1 + strlen(cmd_prefix);
+	line = strchr(err->cmd, '\n');
+	if (!line)
+		return false;
+	err->cmd_len = line - err->cmd;
+	next = strchr(line + 1, '^');
+	if (!next || next[1] != '\n')
+		return false;
+	err->caret = next - (line + 1) - (int)strlen(cmd_prefix);
+	return true;
+}
+
+/*
+ * An empty regular file at PATH, for uprobes to name.  From a suite's
+ * init, which runs in init's task rather than a kthread, so the close
+ * is left to fput()'s task work.
+ */
+static inline int probe_test_create_file(const char *path)
+{
+	struct file *file = filp_open(path, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	fput(file);
+	return 0;
+}
+
+static inline void probe_test_remove_file(const char *path)
+{
+	struct path parent;
+	struct dentry *dentry = kern_path_locked(path, &parent);
+
+	if (IS_ERR(dentry))
+		return;
+	if (d_is_positive(dentry))
+		vfs_unlink(&init_user_ns, d_inode(parent.dentry), dentry, NULL);
+	dput(dentry);
+	inode_unlock(d_inode(parent.dentry));
+	path_put(&parent);
+}
+
+#endif /* _KERNEL_TRACE_PROBE_KUNIT_H */

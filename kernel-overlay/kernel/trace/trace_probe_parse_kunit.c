@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * probe_parse: what the probe-event parser makes of a command, seen the
+ * way userspace sees it.  A valid command is written to kprobe_events
+ * and judged by the format file of the event it creates: one field per
+ * argument, of the type, offset, size and signedness its fetch type
+ * implies, and a print format that shows it.  An invalid command must
+ * fail and leave one error_log entry with the message of its cause and
+ * the caret under the character that caused it.
+ *
+ * Expected values come from Documentation/trace/kprobetrace.rst and the
+ * rules restated next to each table, not from a run: a field is named
+ * after its argument (argN when unnamed), arguments are laid out in
+ * order without padding after the probe's own fields, and each type
+ * keeps the field type, size and format its description gives.
+ */
+#include <linux/kernel.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "trace_probe_kunit.h"
+
+#define EVENT		"kfork/kf"
+#define FORMAT		"events/" EVENT "/format"
+/* created by the suite on the initramfs root: uprobes need a regular file */
+#define TARGET		"/kf_probe_target"
+
+/* One line of a format file: declaration, offset, size, signedness. */
+#define FIELD(decl, off, size, sign)					\
+	"\tfield:" decl ";\toffset:" #off ";\tsize:" #size ";\tsigned:" #sign ";\n"
+
+/*
+ * The probe core prints 64-bit values with the L length modifier,
+ * which checkpatch flags in any string literal: those formats are
+ * built from a lone percent sign.
+ */
+#define PERCENT		"%"
+#define U64_FMT		PERCENT "Lu"
+#define S64_FMT		PERCENT "Ld"
+#define X64_FMT		"0x" PERCENT "Lx"
+
+/* "+0...0": an offset of 0 written in 58 characters, for bodies at the length limit */
+#define OFFSET_OF_58	"+000000000000000000000000000000000000000000000000000000000"
+
+/* 31 and 32 characters, to build names at and past the limits */
+#define CHARS31		"abcdefghijklmnopqrstuvwxyz01234"
+#define CHARS32		CHARS31 "5"
+
+struct parse_ok_case {
+	const char *file;	/* kprobe_events or uprobe_events */
+	const char *cmd;
+	const char *tail;	/* the format file from the probe's own fields on */
+};
+
+/*
+ * After the 8 bytes of common fields, an entry probe records where it
+ * hit, and a return probe the function and the return address, each an
+ * unsigned long; the arguments follow, at 16 or at 24.
+ */
+#define ENTRY_CASE(_file, _cmd, fields, fmt, recs) {			\
+	.file = _file, .cmd = _cmd,					\
+	.tail = FIELD("unsigned long __probe_ip", 8, 8, 0)		\
+		fields "\nprint fmt: \"(%lx)" fmt			\
+		"\", REC->__probe_ip" recs "\n",			\
+}
+
+#define RETURN_CASE(_file, _cmd, fields, fmt, recs) {			\
+	.file = _file, .cmd = _cmd,					\
+	.tail = FIELD("unsigned long __probe_func", 8, 8, 0)		\
+		FIELD("unsigned long __probe_ret_ip", 16, 8, 0)		\
+		fields "\nprint fmt: \"(%lx <- %lx)" fmt			\
+		"\", REC->__probe_func, REC->__probe_ret_ip" recs "\n",	\
+}
+
+/* Kprobes on vfs_read, at its entry and its return. */
+#define KPROBE(args, fields, fmt, recs)					\
+	ENTRY_CASE("kprobe_events", "p:" EVENT " vfs_read " args, fields, fmt, recs)
+#define KRETPROBE(args, fields, fmt, recs)				\
+	RETURN_CASE("kprobe_events", "r:" EVENT " vfs_read " args, fields, fmt, recs)
+
+/*
+ * The types, on a register: uN and sN are fields of their own name,
+ * N/8 bytes, printed %u/%d (with the L modifier at 64 bits); xN is a
+ * uN field printed in hex; the default is x64 (an unsigned long on x86_64).
+ * symbol is an address printed %pS; the string types are a __data_loc
+ * of char (signed on x86), 4 bytes in the entry, printed with
+ * __get_str().  A bitfield b<width>@<offset>/<container> is a field of
+ * the container's unsigned type.
+ */
+static const struct parse_ok_case parse_type_cases[] = {
+	KPROBE("a=%ax:u8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	KPROBE("a=%ax:u16", FIELD("u16 a", 16, 2, 0), " a=%u", ", REC->a"),
+	KPROBE("a=%ax:u32", FIELD("u32 a", 16, 4, 0), " a=%u", ", REC->a"),
+	KPROBE("a=%ax:u64", FIELD("u64 a", 16, 8, 0), " a=" U64_FMT, ", REC->a"),
+	KPROBE("a=%ax:s8", FIELD("s8 a", 16, 1, 1), " a=%d", ", REC->a"),
+	KPROBE("a=%ax:s16", FIELD("s16 a", 16, 2, 1), " a=%d", ", REC->a"),
+	KPROBE("a=%ax:s32", FIELD("s32 a", 16, 4, 1), " a=%d", ", REC->a"),
+	KPROBE("a=%ax:s64", FIELD("s64 a", 16, 8, 1), " a=" S64_FMT, ", REC->a"),
+	KPROBE("a=%ax:x8", FIELD("u8 a", 16, 1, 0), " a=0x%x", ", REC->a"),
+	KPROBE("a=%ax:x16", FIELD("u16 a", 16, 2, 0), " a=0x%x", ", REC->a"),
+	KPROBE("a=%ax:x32", FIELD("u32 a", 16, 4, 0), " a=0x%x", ", REC->a"),
+	KPROBE("a=%ax:x64", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=%ax", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=%ax:symbol", FIELD("u64 a", 16, 8, 0), " a=%pS", ", REC->a"),
+	KPROBE("a=%ax:symstr", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=+0(%si):string", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=+0(%si):ustring", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=%ax:b4@2/32", FIELD("u32 a", 16, 4, 0), " a=%u", ", REC->a"),
+	KPROBE("a=%ax:b1@0/8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	/* the widest that fits: width + offset = container */
+	KPROBE("a=%ax:b4@4/8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	KPROBE("a=%ax:b16@0/16", FIELD("u16 a", 16, 2, 0), " a=%u", ", REC->a"),
+	KPROBE("a=%ax:b1@63/64", FIELD("u64 a", 16, 8, 0), " a=" U64_FMT, ", REC->a"),
+	KPROBE("a=%ax:b64@0/64", FIELD("u64 a", 16, 8, 0), " a=" U64_FMT, ", REC->a"),
+};
+
+/*
+ * The fetch methods, with the default type unless the method implies
+ * one: $comm and an immediate string are strings.
+ */
+static const struct parse_ok_case parse_method_cases[] = {
+	KPROBE("a=%di", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=%r15", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=%ip", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=%flags", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=@jiffies", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=@jiffies+8", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=@jiffies-8", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=@0xffffffff81000000", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=$stack", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=$stack0", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=$stack31:u32", FIELD("u32 a", 16, 4, 0), " a=%u", ", REC->a"),
+	KPROBE("a=$arg1", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=$arg4:s32", FIELD("s32 a", 16, 4, 1), " a=%d", ", REC->a"),
+	KPROBE("a=$comm", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=$comm:string", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=\\1234", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=\\0x10:u8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	KPROBE("a=\\-1:s16", FIELD("s16 a", 16, 2, 1), " a=%d", ", REC->a"),
+	KPROBE("a=\\\"hello\"", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=+8(%di)", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=-8(%di):u16", FIELD("u16 a", 16, 2, 0), " a=%u", ", REC->a"),
+	KPROBE("a=+0x10(+8(%di)):s8", FIELD("s8 a", 16, 1, 1), " a=%d", ", REC->a"),
+	KPROBE("a=+0(@jiffies)", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KPROBE("a=+u0(%si):u32", FIELD("u32 a", 16, 4, 0), " a=%u", ", REC->a"),
+	KPROBE("a=+u0(%si):ustring", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	KPROBE("a=+0(+0(+0(+0(%di)))):x32", FIELD("u32 a", 16, 4, 0), " a=0x%x", ", REC->a"),
+	KRETPROBE("a=$retval", FIELD("u64 a", 24, 8, 0), " a=" X64_FMT, ", REC->a"),
+	KRETPROBE("a=$retval:s32", FIELD("s32 a", 24, 4, 1), " a=%d", ", REC->a"),
+	KRETPROBE("a=+0($retval):u8", FIELD("u8 a", 24, 1, 0), " a=%u", ", REC->a"),
+	KRETPROBE("a=%ax b=$comm", FIELD("u64 a", 24, 8, 0)
+		  FIELD("__data_loc char[] b", 32, 4, 1),
+		  " a=" X64_FMT " b=\\\"%s\\\"", ", REC->a, __get_str(b)"),
+};
+
+/*
+ * Arrays (memory fetches only): a field of N elements of the type,
+ * printed in braces; an array of strings is N __data_loc entries.  The
+ * format file shows "name[]": the probe core defines the field with
+ * trace_define_field(), which records no element count, and
+ * trace_events.c prints a count only when one was recorded; the size
+ * says how many.
+ */
+static const struct parse_ok_case parse_array_cases[] = {
+	KPROBE("a=+0(%di):u32[4]", FIELD("u32 a[]", 16, 16, 0),
+	       " a={%u,%u,%u,%u}", ", REC->a[0], REC->a[1], REC->a[2], REC->a[3]"),
+	KPROBE("a=+0(%di):x8[2]", FIELD("u8 a[]", 16, 2, 0),
+	       " a={0x%x,0x%x}", ", REC->a[0], REC->a[1]"),
+	KPROBE("a=+0(%di):s64[1]", FIELD("s64 a[]", 16, 8, 1), " a={" S64_FMT "}", ", REC->a[0]"),
+	KPROBE("a=+0(%di):string[2]", FIELD("__data_loc char[][2] a", 16, 8, 1),
+	       " a={\\\"%s\\\",\\\"%s\\\"}", ", __get_str(a[0]), __get_str(a[1])"),
+	KPROBE("a=+0(%di):b4@4/16[3]", FIELD("u16 a[]", 16, 6, 0),
+	       " a={%u,%u,%u}", ", REC->a[0], REC->a[1], REC->a[2]"),
+};
+
+/*
+ * Several arguments: packed in order without padding, unnamed ones
+ * called argN after their position.
+ */
+static const struct parse_ok_case parse_layout_cases[] = {
+	KPROBE("%ax %bx", FIELD("u64 arg1", 16, 8, 0) FIELD("u64 arg2", 24, 8, 0),
+	       " arg1=" X64_FMT " arg2=" X64_FMT, ", REC->arg1, REC->arg2"),
+	KPROBE("a=%ax:u8 b=%bx:u32 c=%cx:s16",
+	       FIELD("u8 a", 16, 1, 0) FIELD("u32 b", 17, 4, 0) FIELD("s16 c", 21, 2, 1),
+	       " a=%u b=%u c=%d", ", REC->a, REC->b, REC->c"),
+	KPROBE("%ax:u8 b=%bx %cx:u16",
+	       FIELD("u8 arg1", 16, 1, 0) FIELD("u64 b", 17, 8, 0) FIELD("u16 arg3", 25, 2, 0),
+	       " arg1=%u b=" X64_FMT " arg3=%u", ", REC->arg1, REC->b, REC->arg3"),
+	KPROBE("s=+0(%si):string n=%dx:u32",
+	       FIELD("__data_loc char[] s", 16, 4, 1) FIELD("u32 n", 20, 4, 0),
+	       " s=\\\"%s\\\" n=%u", ", __get_str(s), REC->n"),
+	KPROBE("_x=%ax A_9=%bx:u8", FIELD("u64 _x", 16, 8, 0) FIELD("u8 A_9", 24, 1, 0),
+	       " _x=" X64_FMT " A_9=%u", ", REC->_x, REC->A_9"),
+	/* a name of MAX_ARG_NAME_LEN (32) characters */
+	KPROBE(CHARS32 "=%ax:u8", FIELD("u8 " CHARS32, 16, 1, 0),
+	       " " CHARS32 "=%u", ", REC->" CHARS32),
+};
+
+/*
+ * Uprobes on TARGET record the same fields as kprobes.  They fetch from
+ * user registers and memory: @ADDR is a user address, @+OFFS an offset
+ * into the probed file, $stackN has no limit (the user stack has no
+ * fixed size), and the 'u' of +uOFFS changes nothing (all memory is
+ * user memory).
+ */
+#define UPROBE(place, args, fields, fmt, recs)				\
+	ENTRY_CASE("uprobe_events", "p:" EVENT " " TARGET ":" place args, fields, fmt, recs)
+#define URETPROBE(place, args, fields, fmt, recs)			\
+	RETURN_CASE("uprobe_events", "r:" EVENT " " TARGET ":" place args, fields, fmt, recs)
+
+static const struct parse_ok_case parse_uprobe_cases[] = {
+	UPROBE("0x10", "", "", "", ""),
+	UPROBE("0x10(0x20)", "", "", "", ""),
+	UPROBE("16", " a=%ax:u32", FIELD("u32 a", 16, 4, 0), " a=%u", ", REC->a"),
+	UPROBE("0x10", " a=%ip", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	UPROBE("0x10", " a=@0x601040:s16", FIELD("s16 a", 16, 2, 1), " a=%d", ", REC->a"),
+	UPROBE("0x10", " a=@+0x1040:u8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	UPROBE("0x10", " a=$stack", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	UPROBE("0x10", " a=$stack3:x16", FIELD("u16 a", 16, 2, 0), " a=0x%x", ", REC->a"),
+	UPROBE("0x10", " a=$stack100000", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	UPROBE("0x10", " a=$comm", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	UPROBE("0x10", " a=\\7:u8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	UPROBE("0x10", " a=\\\"hi\"", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	UPROBE("0x10", " a=+0(%di):string", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	UPROBE("0x10", " a=+u0(%di):ustring", FIELD("__data_loc char[] a", 16, 4, 1),
+	       " a=\\\"%s\\\"", ", __get_str(a)"),
+	UPROBE("0x10", " a=+4(+8(%sp)):s32", FIELD("s32 a", 16, 4, 1), " a=%d", ", REC->a"),
+	UPROBE("0x10", " a=+0(%di):u16[3]", FIELD("u16 a[]", 16, 6, 0),
+	       " a={%u,%u,%u}", ", REC->a[0], REC->a[1], REC->a[2]"),
+	UPROBE("0x10", " a=%ax:b3@5/8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+	UPROBE("0x10", " %di:u8 %si", FIELD("u8 arg1", 16, 1, 0) FIELD("u64 arg2", 17, 8, 0),
+	       " arg1=%u arg2=" X64_FMT, ", REC->arg1, REC->arg2"),
+	URETPROBE("0x10", " a=$retval", FIELD("u64 a", 24, 8, 0), " a=" X64_FMT, ", REC->a"),
+	URETPROBE("0x10", " a=+0($retval):string", FIELD("__data_loc char[] a", 24, 4, 1),
+		  " a=\\\"%s\\\"", ", __get_str(a)"),
+	/* "p ...%return" is the other spelling of a return probe */
+	RETURN_CASE("uprobe_events", "p:" EVENT " " TARGET ":0x10%return a=$retval:u8",
+		    FIELD("u8 a", 24, 1, 0), " a=%u", ", REC->a"),
+};
+
+static void parse_ok_desc(const struct parse_ok_case *c, char *desc)
+{
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse_type, parse_type_cases, parse_ok_desc);
+KUNIT_ARRAY_PARAM(parse_method, parse_method_cases, parse_ok_desc);
+KUNIT_ARRAY_PARAM(parse_array, parse_array_cases, parse_ok_desc);
+KUNIT_ARRAY_PARAM(parse_layout, parse_layout_cases, parse_ok_desc);
+KUNIT_ARRAY_PARAM(parse_uprobe, parse_uprobe_cases, parse_ok_desc);
+
+/* The format file of EVENT from its first __probe field to the end. */
+static const char *event_format_tail(struct kunit *test)
+{
+	const char *tail;
+
+	probe_test_read(test, FORMAT);
+	tail = strstr(probe_test_fs(test)->buf, "\tfield:unsigned long __probe");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, tail, "%s", probe_test_fs(test)->buf);
+	return tail;
+}
+
+static void delete_event(struct kunit *test, const char *file)
+{
+	KUNIT_EXPECT_GE(test, probe_test_write(test, file, "-:" EVENT), 0);
+}
+
+static void expect_event(struct kunit *test)
+{
+	const struct parse_ok_case *c = test->param_value;
+	ssize_t ret = probe_test_write(test, c->file, c->cmd);
+
+	KUNIT_ASSERT_EQ_MSG(test, ret, (ssize_t)strlen(c->cmd), "%s", c->cmd);
+	KUNIT_EXPECT_STREQ(test, event_format_tail(test), c->tail);
+	delete_event(test, c->file);
+}
+
+static void parse_types(struct kunit *test)
+{
+	expect_event(test);
+}
+
+static void parse_methods(struct kunit *test)
+{
+	expect_event(test);
+}
+
+static void parse_arrays(struct kunit *test)
+{
+	expect_event(test);
+}
+
+static void parse_layouts(struct kunit *test)
+{
+	expect_event(test);
+}
+
+static void parse_uprobes(struct kunit *test)
+{
+	expect_event(test);
+}
+
+/*
+ * Invalid commands, written as ftracetest's kprobe_syntax_errors.tc
+ * writes them: the caret '^' marks the character error_log must point
+ * at, and is not part of the command.  The caret goes under the token
+ * at fault: the argument, or the part of it the parser rejected.
+ */
+struct parse_err_case {
+	const char *file;
+	const char *where;	/* error_log's location prefix */
+	const char *cmd;	/* with '^' at the error */
+	const char *err;	/* the message of trace_probe.h's ERRORS */
+};
+
+#define KPROBE_ERR(_cmd, _err) {					\
+	.file = "kprobe_events", .where = "trace_kprobe",		\
+	.cmd = _cmd, .err = _err,					\
+}
+
+static const struct parse_err_case parse_err_cases[] = {
+	/* the probe point and the event name */
+	KPROBE_ERR("p^100 vfs_read", "Maxactive is not for kprobe"),
+	KPROBE_ERR("r^1a111 vfs_read", "Invalid maxactive number"),
+	KPROBE_ERR("r^100000 vfs_read", "Maxactive is too big"),
+	KPROBE_ERR("p ^non_exist_func", "Invalid probed address or symbol"),
+	KPROBE_ERR("p ^hoge-fuga", "Invalid probed address or symbol"),
+	KPROBE_ERR("r ^vfs_read+10", "Retprobe address must be an function entry"),
+	KPROBE_ERR("p vfs_read^%hoge", "Invalid probed address suffix"),
+	KPROBE_ERR("p:^/bar vfs_read", "Group name is not specified"),
+	KPROBE_ERR("p:^foo.1/bar vfs_read",
+		   "Group name must follow the same rules as C identifiers"),
+	KPROBE_ERR("p:^ vfs_read", "Event name is not specified"),
+	KPROBE_ERR("p:foo/^bar.1 vfs_read",
+		   "Event name must follow the same rules as C identifiers"),
+	/* names: MAX_EVENT_NAME_LEN is 64 with its NUL, so 64 characters are too many */
+	KPROBE_ERR("p:^" CHARS32 CHARS32 "/bar vfs_read",
+		   "Group name is too long"),
+	KPROBE_ERR("p:foo/^" CHARS32 CHARS32 " vfs_read",
+		   "Event name is too long"),
+	/* $-variables */
+	KPROBE_ERR("p vfs_read ^$retval", "$retval is not available on probe"),
+	KPROBE_ERR("p vfs_read ^$stack10000000", "Invalid stack number"),
+	/* "stack" then not a number is no variable at all */
+	KPROBE_ERR("p vfs_read ^$stackx", "Invalid $-variable specified"),
+	KPROBE_ERR("p vfs_read ^$arg0", "Invalid argument number"),
+	KPROBE_ERR("p vfs_read ^$arg10000000", "Invalid argument number"),
+	KPROBE_ERR("p vfs_read ^$none_var", "Invalid $-variable specified"),
+	KPROBE_ERR("r vfs_read ^$arg1", "Invalid $-variable specified"),
+	/* registers, memory, immediates */
+	KPROBE_ERR("p vfs_read ^%none_reg", "Invalid register name"),
+	KPROBE_ERR("p vfs_read ^@12345678abcde", "Invalid memory address"),
+	KPROBE_ERR("p vfs_read ^@+10", "File offset is not available with kprobe"),
+	KPROBE_ERR("p vfs_read arg1=\\^x", "Invalid immediate value"),
+	KPROBE_ERR("p vfs_read arg1=\\\"abcd^", "String is not closed with '\"'"),
+	/* dereference */
+	KPROBE_ERR("p vfs_read ^+0@0)", "Dereference needs a brace"),
+	KPROBE_ERR("p vfs_read ^+0ab1(@0)", "Invalid dereference offset"),
+	KPROBE_ERR("p vfs_read +0(+0(@0^)", "Dereference brace is not closed"),
+	KPROBE_ERR("p vfs_read +0(^$comm)", "$comm can not be dereferenced"),
+	KPROBE_ERR("p vfs_read ^&1", "Invalid fetch argument"),
+	/* FETCH_INSN_MAX (16) instructions: one load, fifteen dereferences, a store */
+	KPROBE_ERR("p vfs_read +0(^+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))",
+		   "Dereference is too much nested"),
+	/* arrays */
+	KPROBE_ERR("p vfs_read +0(@11):u8[10^", "Array is not closed"),
+	KPROBE_ERR("p vfs_read +0(@11):u8[10]^a", "Array has wrong suffix"),
+	KPROBE_ERR("p vfs_read +0(@11):u8[^10a]", "Invalid array size"),
+	KPROBE_ERR("p vfs_read +0(@11):u8[^0]", "Invalid array size"),
+	KPROBE_ERR("p vfs_read +0(@11):u8[^65]", "Array number is too big"),
+	KPROBE_ERR("p vfs_read +0(@11):u8[^256]", "Array number is too big"),
+	/* types */
+	KPROBE_ERR("p vfs_read @11:^unknown_type", "Unknown type is specified"),
+	KPROBE_ERR("p vfs_read %ax:^u24", "Unknown type is specified"),
+	KPROBE_ERR("p vfs_read $stack0:^string", "String accepts only memory argument"),
+	KPROBE_ERR("p vfs_read %ax:^string", "String accepts only memory argument"),
+	KPROBE_ERR("p vfs_read @11:^b10@a/16", "Invalid bitfield"),
+	KPROBE_ERR("p vfs_read %ax:^b0@0/8", "Invalid bitfield"),
+	KPROBE_ERR("p vfs_read %ax:^b5@4/8", "Invalid bitfield"),
+	/* the container names a type, and there is no u12 */
+	KPROBE_ERR("p vfs_read %ax:^b4@0/12", "Unknown type is specified"),
+	KPROBE_ERR("p vfs_read %ax:^b65@0/64", "Invalid bitfield"),
+	/* argument names and bodies */
+	KPROBE_ERR("p vfs_read ^" CHARS32 "6=@11", "Argument name is too long"),
+	KPROBE_ERR("p vfs_read ^=@11", "Argument name is not specified"),
+	KPROBE_ERR("p vfs_read ^var.1=@11",
+		   "Argument name must follow the same rules as C identifiers"),
+	KPROBE_ERR("p vfs_read ^1var=@11",
+		   "Argument name must follow the same rules as C identifiers"),
+	KPROBE_ERR("p vfs_read var1=@11 ^var1=@12", "This argument name is already used"),
+	KPROBE_ERR("p vfs_read %ax ^arg1=%bx", "This argument name is already used"),
+	KPROBE_ERR("p vfs_read arg1=^", "No argument expression"),
+	/* MAX_ARGSTR_LEN (63): this body has 64 characters */
+	KPROBE_ERR("p vfs_read a=^" OFFSET_OF_58 "0(%ax)",
+		   "Argument expression is too long"),
+};
+
+#define UPROBE_ERR(_cmd, _err) {					\
+	.file = "uprobe_events", .where = "trace_uprobe",		\
+	.cmd = _cmd, .err = _err,					\
+}
+
+static const struct parse_err_case parse_uprobe_err_cases[] = {
+	UPROBE_ERR("p ^/non_exist_file:100", "Failed to find the given file"),
+	UPROBE_ERR("p ^/:100", "Not a regular file"),
+	UPROBE_ERR("p " TARGET ":^10a", "Invalid uprobe offset"),
+	UPROBE_ERR("p " TARGET ":10(^1a)", "Invalid reference counter offset"),
+	UPROBE_ERR("p " TARGET ":10(10^", "Reference counter brace is not closed"),
+	UPROBE_ERR("p " TARGET ":10(10)^a", "Reference counter has wrong suffix"),
+	UPROBE_ERR("p " TARGET ":10(10)^%return", "Reference counter has wrong suffix"),
+	UPROBE_ERR("p " TARGET ":10^%hoge", "Invalid probed address suffix"),
+	UPROBE_ERR("p " TARGET ":10 ^@+ab", "Invalid file offset value"),
+	UPROBE_ERR("p " TARGET ":10 ^@symbol", "Symbol is not available with uprobe"),
+	UPROBE_ERR("p " TARGET ":10 ^$arg1", "Invalid $-variable specified"),
+	UPROBE_ERR("p " TARGET ":10 ^$retval", "$retval is not available on probe"),
+	UPROBE_ERR("p " TARGET ":10 +0(^$comm)", "$comm can not be dereferenced"),
+	UPROBE_ERR("p " TARGET ":10 %ax:^string", "String accepts only memory argument"),
+	UPROBE_ERR("p " TARGET ":10 ^%none_reg", "Invalid register name"),
+	UPROBE_ERR("p " TARGET ":10 a=%ax ^a=%bx", "This argument name is already used"),
+};
+
+static void parse_err_desc(const struct parse_err_case *c, char *desc)
+{
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse_err, parse_err_cases, parse_err_desc);
+KUNIT_ARRAY_PARAM(parse_uprobe_err, parse_uprobe_err_cases, parse_err_desc);
+
+/*
+ * Run CMD (caret removed) against FILE and check that it fails with
+ * ERR logged at the caret.  A command that unexpectedly succeeds is
+ * undone by emptying FILE, which removes every probe of its kind.
+ */
+static void expect_parse_error(struct kunit *test, const char *file, const char *where,
+			       const char *marked, const char *err)
+{
+	const char *caret = strchr(marked, '^');
+	struct probe_test_error log;
+	char *cmd;
+	ssize_t ret;
+	int pos;
+
+	KUNIT_ASSERT_NOT_NULL(test, caret);
+	pos = caret - marked;
+	cmd = probe_test_printf(test, "%.*s%s", pos, marked, caret + 1);
+
+	probe_test_clear_errors(test);
+	ret = probe_test_write(test, file, cmd);
+	if (ret >= 0) {
+		probe_test_close(probe_test_open(test, file, O_WRONLY | O_TRUNC));
+		KUNIT_FAIL(test, "accepted: %s", cmd);
+		return;
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, probe_test_last_error(test, &log),
+			      "no error logged for %s (returned %zd): %s", cmd, ret,
+			      probe_test_fs(test)->buf);
+	KUNIT_EXPECT_EQ(test, log.where_len, (int)strlen(where));
+	KUNIT_EXPECT_EQ(test, strncmp(log.where, where, log.where_len), 0);
+	KUNIT_EXPECT_EQ_MSG(test, log.text_len, (int)strlen(err), "logged: %.*s",
+			    log.text_len, log.text);
+	KUNIT_EXPECT_EQ_MSG(test, strncmp(log.text, err, log.text_len), 0,
+			    "logged: %.*s", log.text_len, log.text);
+	KUNIT_EXPECT_EQ(test, log.cmd_len, (int)strlen(cmd));
+	KUNIT_EXPECT_EQ(test, strncmp(log.cmd, cmd, log.cmd_len), 0);
+	KUNIT_EXPECT_EQ_MSG(test, log.caret, pos, "%s", cmd);
+}
+
+/* A command of COUNT copies of ARG after HEAD, built at run time. */
+static char *repeat_args(struct kunit *test, const char *head, const char *arg, int count)
+{
+	size_t len = strlen(head) + count * (strlen(arg) + 1) + 1;
+	char *cmd = kunit_kzalloc(test, len, GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	strscpy(cmd, head, len);
+	for (i = 0; i < count; i++) {
+		strlcat(cmd, " ", len);
+		strlcat(cmd, arg, len);
+	}
+	return cmd;
+}
+
+static void expect_error_case(struct kunit *test)
+{
+	const struct parse_err_case *c = test->param_value;
+
+	expect_parse_error(test, c->file, c->where, c->cmd, c->err);
+}
+
+static void parse_errors(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
+static void parse_uprobe_errors(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
+/*
+ * A dereference keeps a 32-bit offset: its edges are accepted.  (The
+ * distro's 6.1 also accepts what lies past them, truncated.)
+ */
+static void parse_offset_limits(struct kunit *test)
+{
+	static const char *cmd = "p:" EVENT " vfs_read +0x7fffffff(%ax) -0x80000000(%ax)";
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "kprobe_events", cmd), (ssize_t)strlen(cmd));
+	delete_event(test, "kprobe_events");
+}
+
+/*
+ * Group and event names of up to 63 characters (MAX_EVENT_NAME_LEN with
+ * its NUL); either separated by '/' or, without one, by '.'.
+ */
+static void parse_name_limits(struct kunit *test)
+{
+	static const char * const cmds[][2] = {
+		{ "p:" CHARS32 CHARS31 "/kf vfs_read", "-:" CHARS32 CHARS31 "/kf" },
+		{ "p:kfork/" CHARS32 CHARS31 " vfs_read", "-:kfork/" CHARS32 CHARS31 },
+		{ "p:kfork.kf vfs_read", "-:kfork/kf" },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, probe_test_write(test, "kprobe_events", cmds[i][0]),
+				    (ssize_t)strlen(cmds[i][0]), "%s", cmds[i][0]);
+		KUNIT_EXPECT_EQ_MSG(test, probe_test_write(test, "kprobe_events", cmds[i][1]),
+				    (ssize_t)strlen(cmds[i][1]), "%s", cmds[i][1]);
+	}
+}
+
+/* MAX_TRACE_ARGS (128) arguments: the last is arg128 at 16 + 127 * 8. */
+static void parse_max_args(struct kunit *test)
+{
+	char *cmd = repeat_args(test, "p:" EVENT " vfs_read", "%ax", 128);
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "kprobe_events", cmd), (ssize_t)strlen(cmd));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(event_format_tail(test),
+					   FIELD("u64 arg128", 1032, 8, 0) "\n"));
+	delete_event(test, "kprobe_events");
+}
+
+/*
+ * MAX_PROBE_EVENT_SIZE (3072) bytes of arguments: 48 arrays of 64 bytes
+ * fill it exactly; one more byte is refused at the argument that
+ * brings it.
+ */
+static void parse_event_size(struct kunit *test)
+{
+	char *full = repeat_args(test, "p:" EVENT " vfs_read", "+0(%di):u8[64]", 48);
+	char *over = probe_test_printf(test, "%s ^%%ax:u8", full);
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "kprobe_events", full), (ssize_t)strlen(full));
+	delete_event(test, "kprobe_events");
+	expect_parse_error(test, "kprobe_events", "trace_kprobe", over,
+			   "Event too big (too many fields?)");
+}
+
+/*
+ * $stackN reaches the whole kernel stack: N up to THREAD_SIZE over the
+ * size of a long.
+ */
+static void parse_stack_limit(struct kunit *test)
+{
+	unsigned long last = THREAD_SIZE / sizeof(unsigned long);
+	char *ok = probe_test_printf(test, "p:" EVENT " vfs_read $stack%lu", last);
+	char *bad = probe_test_printf(test, "p:" EVENT " vfs_read ^$stack%lu",
+				    last + 1);
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "kprobe_events", ok), (ssize_t)strlen(ok));
+	delete_event(test, "kprobe_events");
+	expect_parse_error(test, "kprobe_events", "trace_kprobe", bad, "Invalid stack number");
+}
+
+/* MAX_ARGSTR_LEN (63) characters of body are accepted. */
+static void parse_argstr_limit(struct kunit *test)
+{
+	static const char *cmd = "p:" EVENT " vfs_read " OFFSET_OF_58 "(%ax)";
+
+	KUNIT_ASSERT_EQ(test, strlen(strrchr(cmd, ' ') + 1), (size_t)63);
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "kprobe_events", cmd), (ssize_t)strlen(cmd));
+	delete_event(test, "kprobe_events");
+}
+
+static int parse_test_init(struct kunit *test)
+{
+	probe_test_fs_init(test);
+	/* a leftover of an aborted case would make the next one EVENT_EXIST */
+	probe_test_write(test, "kprobe_events", "-:" EVENT);
+	probe_test_write(test, "uprobe_events", "-:" EVENT);
+	return 0;
+}
+
+static int parse_suite_init(struct kunit_suite *suite)
+{
+	return probe_test_create_file(TARGET);
+}
+
+static void parse_suite_exit(struct kunit_suite *suite)
+{
+	probe_test_remove_file(TARGET);
+}
+
+static struct kunit_case parse_test_cases[] = {
+	KUNIT_CASE_PARAM(parse_types, parse_type_gen_params),
+	KUNIT_CASE_PARAM(parse_methods, parse_method_gen_params),
+	KUNIT_CASE_PARAM(parse_arrays, parse_array_gen_params),
+	KUNIT_CASE_PARAM(parse_layouts, parse_layout_gen_params),
+	KUNIT_CASE_PARAM(parse_uprobes, parse_uprobe_gen_params),
+	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
+	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
+	KUNIT_CASE(parse_name_limits),
+	KUNIT_CASE(parse_max_args),
+	KUNIT_CASE(parse_event_size),
+	KUNIT_CASE(parse_stack_limit),
+	KUNIT_CASE(parse_argstr_limit),
+	KUNIT_CASE(parse_offset_limits),
+	{}
+};
+
+static struct kunit_suite parse_test_suite = {
+	.name = "probe_parse",
+	.suite_init = parse_suite_init,
+	.suite_exit = parse_suite_exit,
+	.init = parse_test_init,
+	.exit = probe_test_fs_exit,
+	.test_cases = parse_test_cases,
+};
+
+kunit_test_suite(parse_test_suite);
+
+MODULE_LICENSE("GPL");
