@@ -55,6 +55,7 @@ SAMPLE_EVERY = 0.05
 # test offers a steady overload, and a catch-up burst would be a queue
 # the controller never caused.
 BULK_MAX_LAG = 0.1
+DRAIN_BITS = 10_000_000_000
 HHF_ADMIT = 20000                     # bytes per 40 ms reset period
 HHF_RESET = 0.040
 
@@ -105,10 +106,16 @@ def setup_network() -> None:
        'htb', 'rate', f'{LINK_BITS}bit')
 
 
+def set_rate(bits: int) -> None:
+    sh('tc', '-n', SND, 'class', 'change', 'dev', 'v-snd', 'parent', '1:', 'classid', '1:1',
+       'htb', 'rate', f'{bits}bit')
+
+
 def set_leaf(*qdisc: str) -> None:
     """The qdisc under test as the HTB class's leaf, with fresh counters."""
     subprocess.run(['tc', '-n', SND, 'qdisc', 'del', 'dev', 'v-snd', 'parent', '1:1'],
                    capture_output=True)
+    set_rate(LINK_BITS)
     sh('tc', '-n', SND, 'qdisc', 'add', 'dev', 'v-snd', 'parent', '1:1', 'handle', '10:',
        *qdisc)
 
@@ -118,6 +125,20 @@ def leaf_stats() -> Dict[str, Any]:
         if q.get('parent') == '1:1':
             return dict(q)
     raise RuntimeError('no leaf qdisc under 1:1')
+
+
+def drained_stats() -> Dict[str, Any]:
+    """The leaf's counters once it is empty. A dump takes qlen before the
+    sent counters, so while the leaf still dequeues a packet can count
+    as both queued and sent: open the link and wait for the queue to
+    empty first."""
+    set_rate(DRAIN_BITS)
+    deadline = time.monotonic() + 10
+    while True:
+        q = leaf_stats()
+        if q['qlen'] == 0 or time.monotonic() > deadline:
+            return q
+        time.sleep(0.1)
 
 
 @dataclass
@@ -133,6 +154,15 @@ class Phase:
     samples: List[Dict[str, Any]] = field(default_factory=list)   # with 't'
     final: Dict[str, Any] = field(default_factory=dict)
     errors: List[str] = field(default_factory=list)
+    # Open until the final counters are read: a late echo reply to a
+    # closed socket would make the sender answer with an ICMP port
+    # unreachable, one packet through the leaf that no flow sent.
+    sockets: List[socket.socket] = field(default_factory=list)
+
+    def udp(self) -> socket.socket:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sockets.append(s)
+        return s
 
     @property
     def offered_pps(self) -> float:
@@ -159,7 +189,7 @@ def run_phase(seconds: float, sparse: bool) -> Phase:
     ready = threading.Event()
 
     def bulk() -> None:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s = phase.udp()
         # Room for the whole queue: the qdisc, not the socket, drops.
         s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)     # SO_SNDBUFFORCE
         data = bytes(PAYLOAD)
@@ -175,7 +205,7 @@ def run_phase(seconds: float, sparse: bool) -> Phase:
         phase.bulk_elapsed = time.monotonic() - start
 
     def echo() -> None:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s = phase.udp()
         s.bind((RCV_IP, ECHO_PORT))
         s.settimeout(0.2)
         ready.set()
@@ -187,7 +217,7 @@ def run_phase(seconds: float, sparse: bool) -> Phase:
             s.sendto(data, peer)
 
     def requests() -> None:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s = phase.udp()
         s.settimeout(2.0)
         ready.wait(5)
         seq = 0
@@ -225,7 +255,9 @@ def run_phase(seconds: float, sparse: bool) -> Phase:
     stop.set()
     for t in threads:
         t.join()
-    phase.final = leaf_stats()
+    phase.final = drained_stats()
+    for s in phase.sockets:
+        s.close()
     return phase
 
 
