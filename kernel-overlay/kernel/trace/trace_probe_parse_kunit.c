@@ -511,9 +511,48 @@ static void parse_uprobe_errors(struct kunit *test)
 }
 
 /*
- * A dereference keeps a 32-bit offset: its edges are accepted.  (The
- * distro's 6.1 also accepts what lies past them, truncated.)
+ * The fork's fixes, each a test of kunit/project-behaviour.  The
+ * distro's 6.1 accepts every one of these commands.  (Refusing more than
+ * MAX_TRACE_ARGS arguments, also asked for, needs the probe kinds'
+ * files: they stop calling the parser at the limit.)
  */
+
+/*
+ * A uprobe's values are user addresses: printing them as kernel symbols
+ * (symbol) or looking them up in kallsyms (symstr) means nothing.
+ */
+static const struct parse_err_case parse_uprobe_type_cases[] = {
+	UPROBE_ERR("p " TARGET ":10 %ax:^symbol", "Unknown type is specified"),
+	UPROBE_ERR("p " TARGET ":10 a=+0(%sp):^symstr", "Unknown type is specified"),
+};
+
+KUNIT_ARRAY_PARAM(parse_uprobe_type, parse_uprobe_type_cases, parse_err_desc);
+
+static void parse_uprobe_no_symbols(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
+/*
+ * A dereference keeps a 32-bit offset; 6.1 parses a long and silently
+ * keeps its low 32 bits, so +0x100000000 read at +0.
+ */
+static const struct parse_err_case parse_offset_overflow_cases[] = {
+	KPROBE_ERR("p vfs_read ^+0x80000000(%ax)", "Invalid dereference offset"),
+	KPROBE_ERR("p vfs_read ^-0x80000001(%ax)", "Invalid dereference offset"),
+	KPROBE_ERR("p vfs_read ^+0x100000000(%ax)", "Invalid dereference offset"),
+	KPROBE_ERR("p vfs_read +0(^+0x7fffffffffffffff(%ax))", "Invalid dereference offset"),
+	UPROBE_ERR("p " TARGET ":10 ^-0x100000000(%sp)", "Invalid dereference offset"),
+};
+
+KUNIT_ARRAY_PARAM(parse_offset_overflow, parse_offset_overflow_cases, parse_err_desc);
+
+static void parse_offset_overflow(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
+/* The edges of the 32-bit offset are accepted. */
 static void parse_offset_limits(struct kunit *test)
 {
 	static const char *cmd = "p:" EVENT " vfs_read +0x7fffffff(%ax) -0x80000000(%ax)";
@@ -629,6 +668,8 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE(parse_stack_limit),
 	KUNIT_CASE(parse_argstr_limit),
 	KUNIT_CASE(parse_offset_limits),
+	KUNIT_CASE_PARAM(parse_uprobe_no_symbols, parse_uprobe_type_gen_params),
+	KUNIT_CASE_PARAM(parse_offset_overflow, parse_offset_overflow_gen_params),
 	{}
 };
 
