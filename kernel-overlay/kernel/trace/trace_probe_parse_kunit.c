@@ -534,10 +534,16 @@ static void parse_uprobe_no_symbols(struct kunit *test)
 }
 
 /*
- * A dereference keeps a 32-bit offset; 6.1 parses a long and silently
- * keeps its low 32 bits, so +0x100000000 read at +0.
+ * Numbers the parser keeps in fewer bits than it reads.  A dereference
+ * keeps a 32-bit offset: 6.1 parses a long and silently keeps its low
+ * 32 bits, so +0x100000000 reads at +0.  $stackN keeps 32 bits: 6.1 reads
+ * $stack4294967296 on a uprobe (no stack limit there) as $stack0.  A
+ * bitfield's width plus offset wraps in 6.1: a width of 2^64 - 1 at
+ * offset 2 passes as 1 bit.
  */
-static const struct parse_err_case parse_offset_overflow_cases[] = {
+static const struct parse_err_case parse_number_overflow_cases[] = {
+	UPROBE_ERR("p " TARGET ":10 ^$stack4294967296", "Invalid stack number"),
+	KPROBE_ERR("p vfs_read %ax:^b18446744073709551615@2/8", "Invalid bitfield"),
 	KPROBE_ERR("p vfs_read ^+0x80000000(%ax)", "Invalid dereference offset"),
 	KPROBE_ERR("p vfs_read ^-0x80000001(%ax)", "Invalid dereference offset"),
 	KPROBE_ERR("p vfs_read ^+0x100000000(%ax)", "Invalid dereference offset"),
@@ -545,9 +551,9 @@ static const struct parse_err_case parse_offset_overflow_cases[] = {
 	UPROBE_ERR("p " TARGET ":10 ^-0x100000000(%sp)", "Invalid dereference offset"),
 };
 
-KUNIT_ARRAY_PARAM(parse_offset_overflow, parse_offset_overflow_cases, parse_err_desc);
+KUNIT_ARRAY_PARAM(parse_number_overflow, parse_number_overflow_cases, parse_err_desc);
 
-static void parse_offset_overflow(struct kunit *test)
+static void parse_number_overflow(struct kunit *test)
 {
 	expect_error_case(test);
 }
@@ -669,7 +675,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE(parse_argstr_limit),
 	KUNIT_CASE(parse_offset_limits),
 	KUNIT_CASE_PARAM(parse_uprobe_no_symbols, parse_uprobe_type_gen_params),
-	KUNIT_CASE_PARAM(parse_offset_overflow, parse_offset_overflow_gen_params),
+	KUNIT_CASE_PARAM(parse_number_overflow, parse_number_overflow_gen_params),
 	{}
 };
 
