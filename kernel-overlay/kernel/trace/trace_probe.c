@@ -14,6 +14,7 @@
 
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/stdarg.h>
 
 #include "trace_probe.h"
@@ -244,26 +245,18 @@ static const struct fetch_type *probe_type_named(const char *name)
 static const struct fetch_type *probe_find_type(const char *name, unsigned int flags)
 {
 	const struct fetch_type *type;
+	char container[4];
 	unsigned int bits;
 
 	if (!name)
 		return probe_type_named("x" __stringify(BITS_PER_LONG));
 	if (name[0] == 'b') {
 		name = strchr(name, '/');
-		if (!name || kstrtouint(name + 1, 0, &bits))
+		if (!name || kstrtouint(name + 1, 0, &bits) || bits > 64 || !is_power_of_2(bits) ||
+		    bits < 8)
 			return NULL;
-		switch (bits) {
-		case 8:
-			return probe_type_named("u8");
-		case 16:
-			return probe_type_named("u16");
-		case 32:
-			return probe_type_named("u32");
-		case 64:
-			return probe_type_named("u64");
-		default:
-			return NULL;
-		}
+		snprintf(container, sizeof(container), "u%u", bits);
+		return probe_type_named(container);
 	}
 	type = probe_type_named(name);
 	if (type && !(flags & TPARG_FL_KERNEL) &&
@@ -313,7 +306,7 @@ void trace_probe_log_set_index(int index)
  */
 void __trace_probe_log_err(int offset, int err)
 {
-	size_t len = 0;
+	size_t len = 0, used = 0;
 	int i, pos = 0;
 	char *cmd;
 
@@ -332,12 +325,9 @@ void __trace_probe_log_err(int offset, int err)
 	cmd = kmalloc(len, GFP_KERNEL);
 	if (!cmd)
 		return;
-	cmd[0] = '\0';
-	for (i = 0; i < probe_log.argc; i++) {
-		if (i)
-			strcat(cmd, " ");
-		strcat(cmd, probe_log.argv[i]);
-	}
+	for (i = 0; i < probe_log.argc; i++)
+		used += scnprintf(cmd + used, len - used, "%s%s", i ? " " : "",
+				  probe_log.argv[i]);
 	tracing_log_err(NULL, probe_log.subsystem, cmd, probe_error_text, err, pos);
 	kfree(cmd);
 }
@@ -348,19 +338,19 @@ void __trace_probe_log_err(int offset, int err)
 /* Cut "SYM+OFFS" or "SYM-OFFS" at the sign; *OFFSET takes the number. */
 int traceprobe_split_symbol_offset(char *symbol, long *offset)
 {
-	char *sign;
-	int ret;
+	char *sign = strpbrk(symbol, "+-");
+	long value = 0;
 
 	if (!offset)
 		return -EINVAL;
-	*offset = 0;
-	sign = strpbrk(symbol, "+-");
-	if (!sign)
-		return 0;
-	ret = kstrtol(sign, 0, offset);
-	if (ret)
-		return ret;
-	*sign = '\0';
+	if (sign) {
+		int err = kstrtol(sign, 0, &value);
+
+		if (err)
+			return err;
+		*sign = '\0';
+	}
+	*offset = value;
 	return 0;
 }
 
@@ -977,17 +967,21 @@ static const char *const probe_reserved_names[] = {
 	"common_tgid", FIELD_STRING_IP, FIELD_STRING_RETIP, FIELD_STRING_FUNC,
 };
 
-static bool probe_name_taken(const char *name, struct probe_arg *args, int n)
+/* Why NAME cannot name the field after ARGS[0..N), or TP_ERR_MAX. */
+static enum trace_probe_error probe_arg_name_error(const char *name,
+						   struct probe_arg *args, int n)
 {
 	int i;
 
+	if (!is_good_name(name))
+		return TP_ERR_BAD_ARG_NAME;
 	for (i = 0; i < ARRAY_SIZE(probe_reserved_names); i++)
 		if (!strcmp(probe_reserved_names[i], name))
-			return true;
+			return TP_ERR_USED_ARG_NAME;
 	for (i = 0; i < n; i++)
 		if (!strcmp(args[i].name, name))
-			return true;
-	return false;
+			return TP_ERR_USED_ARG_NAME;
+	return TP_ERR_MAX;
 }
 
 /*
@@ -1000,6 +994,7 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	struct probe_arg *parg = &tp->args[i];
 	const char *eq = strchr(arg, '=');
 	const char *body = eq ? eq + 1 : arg;
+	enum trace_probe_error err;
 
 	tp->nr_args++;
 	if (eq) {
@@ -1017,12 +1012,9 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	}
 	if (!parg->name)
 		return -ENOMEM;
-	if (!is_good_name(parg->name)) {
-		trace_probe_log_err(0, BAD_ARG_NAME);
-		return -EINVAL;
-	}
-	if (probe_name_taken(parg->name, tp->args, i)) {
-		trace_probe_log_err(0, USED_ARG_NAME);
+	err = probe_arg_name_error(parg->name, tp->args, i);
+	if (err != TP_ERR_MAX) {
+		__trace_probe_log_err(0, err);
 		return -EINVAL;
 	}
 	return parse_arg_body(body, &tp->size, parg, flags, body - arg);
@@ -1035,12 +1027,13 @@ int traceprobe_update_arg(struct probe_arg *arg)
 	char name[KSYM_NAME_LEN];
 	unsigned long addr;
 	const char *sign;
-	long offset = 0;
+	long offset;
 	size_t len;
 
 	for (insn = arg->code; insn && insn->op != FETCH_OP_END; insn++) {
 		if (insn->op != FETCH_NOP_SYMBOL)
 			continue;
+		offset = 0;
 		if (insn[1].op != FETCH_OP_IMM)
 			return -EINVAL;
 		sign = strpbrk(insn->data, "+-");
@@ -1278,10 +1271,10 @@ int trace_probe_append(struct trace_probe *tp, struct trace_probe *to)
 {
 	if (trace_probe_has_sibling(tp))
 		return -EBUSY;
-	list_del_init(&tp->list);
-	trace_probe_event_free(tp->event);
+	/* alone on its event, TP takes the event along as it leaves */
+	trace_probe_unlink(tp);
 	tp->event = to->event;
-	list_add_tail(&tp->list, trace_probe_probe_list(to));
+	list_add_tail(&tp->list, &to->event->probes);
 	return 0;
 }
 

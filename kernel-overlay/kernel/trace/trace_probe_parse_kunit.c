@@ -400,6 +400,9 @@ static const struct parse_err_case parse_err_cases[] = {
 		   "Argument name must follow the same rules as C identifiers"),
 	KPROBE_ERR("p vfs_read var1=@11 ^var1=@12", "This argument name is already used"),
 	KPROBE_ERR("p vfs_read %ax ^arg1=%bx", "This argument name is already used"),
+	/* the common fields and the probe's own are taken too */
+	KPROBE_ERR("p vfs_read ^common_pid=%ax", "This argument name is already used"),
+	KPROBE_ERR("p vfs_read ^__probe_ip=%ax", "This argument name is already used"),
 	KPROBE_ERR("p vfs_read arg1=^", "No argument expression"),
 	/* MAX_ARGSTR_LEN (63): this body has 64 characters */
 	KPROBE_ERR("p vfs_read a=^" OFFSET_OF_58 "0(%ax)",
