@@ -531,6 +531,23 @@ static const struct parse_err_case parse_uprobe_type_cases[] = {
 
 KUNIT_ARRAY_PARAM(parse_uprobe_type, parse_uprobe_type_cases, parse_err_desc);
 
+/*
+ * $comm and an immediate string are single strings; 6.1 refuses another
+ * type or an array for them without logging any error.
+ */
+static const struct parse_err_case parse_string_type_cases[] = {
+	KPROBE_ERR("p vfs_read $comm:^u8", "Unknown type is specified"),
+	KPROBE_ERR("p vfs_read a=$comm:^string[2]", "Unknown type is specified"),
+	KPROBE_ERR("p vfs_read a=\\\"abc\":^x32", "Unknown type is specified"),
+};
+
+KUNIT_ARRAY_PARAM(parse_string_type, parse_string_type_cases, parse_err_desc);
+
+static void parse_string_type_logged(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
 static void parse_uprobe_no_symbols(struct kunit *test)
 {
 	expect_error_case(test);
@@ -678,6 +695,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE(parse_argstr_limit),
 	KUNIT_CASE(parse_offset_limits),
 	KUNIT_CASE_PARAM(parse_uprobe_no_symbols, parse_uprobe_type_gen_params),
+	KUNIT_CASE_PARAM(parse_string_type_logged, parse_string_type_gen_params),
 	KUNIT_CASE_PARAM(parse_number_overflow, parse_number_overflow_gen_params),
 	{}
 };
