@@ -88,7 +88,8 @@ struct fetch_case {
  *              .bad = (void *)16, .edge = "crossing" ending past a
  *              page boundary, .func = probe_fetch_target }
  *   second = { .word = 42, .next = &first, .name = NULL }
- * and the user buffer holding "user" then the bytes 1, 2, 3.
+ * and the user buffer holding "user" then the bytes 1, 2, 3 (and, from
+ * +16, pointers to the user strings "ab" and "cd").
  * On x86_64, $arg1..$arg4 are %di, %si, %dx and %cx at the entry.
  */
 static const struct fetch_case fetch_cases[] = {
@@ -141,6 +142,8 @@ static const struct fetch_case fetch_cases[] = {
 	{ "a=$comm", " a=\"kunit_try_catch\"" },
 	/* user memory, through the 'u' dereference */
 	{ "a=+u0(%dx):ustring", " a=\"user\"" },
+	/* an array of pointers to user strings, in user memory */
+	{ "a=+u16(%dx):string[2]", " a={\"ab\",\"cd\"}" },
 	{ "a=+u5(%dx):u8 b=+u6(%dx):x8", " a=1 b=0x2" },
 	/* faults: bad points into the first page, which is never mapped */
 	{ "a=+0(+56(%di)):string", " a=(fault)" },
@@ -183,6 +186,7 @@ static void fetch_env_init(struct kunit *test, struct fetch_env *env)
 {
 	static const char edge[] = "crossing";
 	static const u8 user[] = "user\0\1\2\3";
+	char __user *ptrs[2];
 	char *at;
 
 	env->edge_pages = __get_free_pages(GFP_KERNEL, 1);
@@ -201,6 +205,11 @@ static void fetch_env_init(struct kunit *test, struct fetch_env *env)
 	/* the user buffer: the test's own mapping, past the tracefs buffer */
 	env->ubuf = probe_test_fs(test)->ubuf + PROBE_TEST_BUF_SIZE - PAGE_SIZE;
 	KUNIT_ASSERT_EQ(test, copy_to_user(env->ubuf, user, sizeof(user)), 0);
+	/* at +16 two pointers, to "ab" at +32 and "cd" at +35 */
+	ptrs[0] = env->ubuf + 32;
+	ptrs[1] = env->ubuf + 35;
+	KUNIT_ASSERT_EQ(test, copy_to_user(env->ubuf + 16, ptrs, sizeof(ptrs)), 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user(env->ubuf + 32, "ab\0cd", 6), 0);
 }
 
 /* The part of the one record of EVENT that follows "kf: (place)". */
