@@ -985,6 +985,25 @@ static enum trace_probe_error probe_arg_name_error(const char *name,
 }
 
 /*
+ * The probe kinds parse at most MAX_TRACE_ARGS arguments and drop the
+ * rest without a word.  The log holds the whole command, so the first
+ * argument counts the words from itself to the end (or to an eprobe's
+ * "if" filter) and refuses the command at the first one too many.
+ */
+static bool probe_log_too_many_args(void)
+{
+	int end = probe_log.index;
+
+	while (end < probe_log.argc && strcmp(probe_log.argv[end], "if"))
+		end++;
+	if (end - probe_log.index <= MAX_TRACE_ARGS)
+		return false;
+	trace_probe_log_set_index(probe_log.index + MAX_TRACE_ARGS);
+	trace_probe_log_err(0, TOO_MANY_ARGS);
+	return true;
+}
+
+/*
  * Parse "[NAME=]FETCHARG[:TYPE]" into TP's argument I.  nr_args counts
  * it even on failure, so trace_probe_cleanup() frees what it holds.
  */
@@ -996,6 +1015,8 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	const char *body = eq ? eq + 1 : arg;
 	enum trace_probe_error err;
 
+	if (i == 0 && probe_log_too_many_args())
+		return -E2BIG;
 	tp->nr_args++;
 	if (eq) {
 		if (eq - arg > MAX_ARG_NAME_LEN) {

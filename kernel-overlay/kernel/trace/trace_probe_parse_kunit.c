@@ -515,9 +515,7 @@ static void parse_uprobe_errors(struct kunit *test)
 
 /*
  * The fork's fixes, each a test of kunit/project-behaviour.  The
- * distro's 6.1 accepts every one of these commands.  (Refusing more than
- * MAX_TRACE_ARGS arguments, also asked for, needs the probe kinds'
- * files: they stop calling the parser at the limit.)
+ * distro's 6.1 accepts every one of these commands.
  */
 
 /*
@@ -576,6 +574,42 @@ KUNIT_ARRAY_PARAM(parse_number_overflow, parse_number_overflow_cases, parse_err_
 static void parse_number_overflow(struct kunit *test)
 {
 	expect_error_case(test);
+}
+
+/*
+ * One argument past MAX_TRACE_ARGS (128), on each probe kind: 6.1
+ * parses the first 128 and drops the rest without a word.  The error
+ * stands at the first argument too many.
+ */
+struct too_many_args_case {
+	const char *file;
+	const char *where;
+	const char *head;	/* the command up to its arguments */
+	const char *arg;	/* repeated; unnamed, so each is argN */
+};
+
+static const struct too_many_args_case too_many_args_cases[] = {
+	{ "kprobe_events", "trace_kprobe", "p vfs_read", "%ax" },
+	{ "kprobe_events", "trace_kprobe", "r vfs_read", "$retval" },
+	{ "uprobe_events", "trace_uprobe", "p " TARGET ":10", "%ax" },
+	{ "dynamic_events", "event_probe", "e:kfork/kf sched.sched_switch", "$prev_pid" },
+};
+
+static void too_many_args_desc(const struct too_many_args_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", c->head, c->arg);
+}
+
+KUNIT_ARRAY_PARAM(too_many_args, too_many_args_cases, too_many_args_desc);
+
+static void parse_too_many_args(struct kunit *test)
+{
+	const struct too_many_args_case *c = test->param_value;
+	char *limit = repeat_args(test, c->head, c->arg, 128);
+
+	expect_parse_error(test, c->file, c->where,
+			   probe_test_printf(test, "%s ^%s", limit, c->arg),
+			   "Too many arguments are specified");
 }
 
 /* The edges of the 32-bit offset are accepted. */
@@ -697,6 +731,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_uprobe_no_symbols, parse_uprobe_type_gen_params),
 	KUNIT_CASE_PARAM(parse_string_type_logged, parse_string_type_gen_params),
 	KUNIT_CASE_PARAM(parse_number_overflow, parse_number_overflow_gen_params),
+	KUNIT_CASE_PARAM(parse_too_many_args, too_many_args_gen_params),
 	{}
 };
 
