@@ -676,7 +676,7 @@ static int parse_fetch(struct probe_prog *prog, char *arg, int pos)
 	case '%':
 		if (prog->flags & TPARG_FL_TPOINT) {
 			/* an eprobe has the event's fields, not registers */
-			trace_probe_log_err(pos, BAD_VAR);
+			trace_probe_log_err(pos, BAD_FETCH_ARG);
 			break;
 		}
 		ret = regs_query_register_offset(arg + 1);

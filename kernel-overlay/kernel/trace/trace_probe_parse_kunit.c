@@ -254,7 +254,23 @@ static void parse_ok_desc(const struct parse_ok_case *c, char *desc)
 	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
 }
 
+/*
+ * An eprobe records nothing of its own after the 8 bytes of common
+ * fields: its arguments start at 8, typed as given or x64.
+ */
+#define EPROBE(args, fields) {						\
+	.file = "dynamic_events",					\
+	.cmd = "e:" EVENT " sched.sched_switch " args, .tail = fields,	\
+}
+
+static const struct parse_ok_case parse_eprobe_cases[] = {
+	EPROBE("a=$prev_pid:s32", FIELD("s32 a", 8, 4, 1)),
+	EPROBE("a=$next_pid:u16 b=$prev_state", FIELD("u16 a", 8, 2, 0) FIELD("u64 b", 10, 8, 0)),
+	EPROBE("a=\\7:u8 b=+0($prev_comm):x32", FIELD("u8 a", 8, 1, 0) FIELD("u32 b", 9, 4, 0)),
+};
+
 KUNIT_ARRAY_PARAM(parse_type, parse_type_cases, parse_ok_desc);
+KUNIT_ARRAY_PARAM(parse_eprobe, parse_eprobe_cases, parse_ok_desc);
 KUNIT_ARRAY_PARAM(parse_method, parse_method_cases, parse_ok_desc);
 KUNIT_ARRAY_PARAM(parse_array, parse_array_cases, parse_ok_desc);
 KUNIT_ARRAY_PARAM(parse_layout, parse_layout_cases, parse_ok_desc);
@@ -283,6 +299,24 @@ static void expect_event(struct kunit *test)
 
 	KUNIT_ASSERT_EQ_MSG(test, ret, (ssize_t)strlen(c->cmd), "%s", c->cmd);
 	KUNIT_EXPECT_STREQ(test, event_format_tail(test), c->tail);
+	delete_event(test, c->file);
+}
+
+/* An eprobe's fields, which the format file lists after the common ones. */
+static void parse_eprobes(struct kunit *test)
+{
+	const struct parse_ok_case *c = test->param_value;
+	ssize_t ret = probe_test_write(test, c->file, c->cmd);
+	const char *fields;
+
+	KUNIT_ASSERT_EQ_MSG(test, ret, (ssize_t)strlen(c->cmd), "%s", c->cmd);
+	probe_test_read(test, FORMAT);
+	/* a blank line ends the common fields */
+	fields = strstr(probe_test_fs(test)->buf, "\tfield:int common_pid;");
+	fields = fields ? strstr(fields, "\n\n") : NULL;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, fields, "%s", probe_test_fs(test)->buf);
+	fields += 2;
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(fields, c->tail), "%s", fields);
 	delete_event(test, c->file);
 }
 
@@ -433,6 +467,27 @@ static const struct parse_err_case parse_uprobe_err_cases[] = {
 	UPROBE_ERR("p " TARGET ":10 a=%ax ^a=%bx", "This argument name is already used"),
 };
 
+/*
+ * Eprobes, written to dynamic_events, on sched.sched_switch: $NAME is a
+ * field of that event, and there are no registers.  A name the event
+ * lacks is refused after the parser, at the start of the argument.
+ */
+#define EPROBE_ERR(_cmd, _err) {					\
+	.file = "dynamic_events", .where = "event_probe",		\
+	.cmd = _cmd, .err = _err,					\
+}
+
+static const struct parse_err_case parse_eprobe_err_cases[] = {
+	EPROBE_ERR("e:" EVENT " sched.sched_switch a=^dfd", "Invalid fetch argument"),
+	EPROBE_ERR("e:" EVENT " sched.sched_switch ^a=$foo",
+		   "Attached event does not have this field"),
+	/* 6.1 logs "Invalid $-variable specified" here first, then this */
+	EPROBE_ERR("e:" EVENT " sched.sched_switch a=^%ax", "Invalid fetch argument"),
+	EPROBE_ERR("e:" EVENT " sched.sched_switch a=$prev_pid:^u3", "Unknown type is specified"),
+	EPROBE_ERR("e ^sched.no_such_event", "Attached event does not exist"),
+	EPROBE_ERR("e ^sched.", "This requires both group and event name to attach"),
+};
+
 static void parse_err_desc(const struct parse_err_case *c, char *desc)
 {
 	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
@@ -440,6 +495,7 @@ static void parse_err_desc(const struct parse_err_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(parse_err, parse_err_cases, parse_err_desc);
 KUNIT_ARRAY_PARAM(parse_uprobe_err, parse_uprobe_err_cases, parse_err_desc);
+KUNIT_ARRAY_PARAM(parse_eprobe_err, parse_eprobe_err_cases, parse_err_desc);
 
 /*
  * Run CMD (caret removed) against FILE and check that it fails with
@@ -509,6 +565,11 @@ static void parse_errors(struct kunit *test)
 }
 
 static void parse_uprobe_errors(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
+static void parse_eprobe_errors(struct kunit *test)
 {
 	expect_error_case(test);
 }
@@ -701,6 +762,7 @@ static int parse_test_init(struct kunit *test)
 	/* a leftover of an aborted case would make the next one EVENT_EXIST */
 	probe_test_write(test, "kprobe_events", "-:" EVENT);
 	probe_test_write(test, "uprobe_events", "-:" EVENT);
+	probe_test_write(test, "dynamic_events", "-:" EVENT);
 	return 0;
 }
 
@@ -722,6 +784,8 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_uprobes, parse_uprobe_gen_params),
 	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
+	KUNIT_CASE_PARAM(parse_eprobes, parse_eprobe_gen_params),
+	KUNIT_CASE_PARAM(parse_eprobe_errors, parse_eprobe_err_gen_params),
 	KUNIT_CASE(parse_name_limits),
 	KUNIT_CASE(parse_max_args),
 	KUNIT_CASE(parse_event_size),
