@@ -6,9 +6,10 @@ import json
 import tempfile
 import unittest
 from pathlib import Path
+from typing import List
 
-from kfork import runner
-from kfork.common import ToolError
+from kfork import runner, session, tree
+from kfork.common import ToolError, WorkArea
 
 RESULTS = {
     'name': 'KUnit Test Group', 'sub_groups': [
@@ -118,6 +119,28 @@ class RunnerTest(unittest.TestCase):
             with self.assertRaises(ToolError) as err:
                 runner.kunitconfig_files(cfg)
             self.assertIn('kunit/missing.config', str(err.exception))
+
+
+class KmemleakArgTest(unittest.TestCase):
+    """kmemleak is set on every run's command line, off unless asked for:
+    kunit.py puts --kernel_args before the QEMU config's line, so the
+    QEMU config must not set it (the last setting wins)."""
+
+    def _argv(self, kmemleak: bool) -> List[str]:
+        work = WorkArea(Path('/nonexistent/work'))
+        src = tree.Tree(Path('/nonexistent/src'))
+        spec = session.spec(work, src, '6.1.0', 'fork', kmemleak=kmemleak,
+                            kernel_args=('x.bench=1',))
+        return spec.argv(Path('/nonexistent/results.json'))
+
+    def test_off_by_default_on_when_asked(self) -> None:
+        self.assertIn('--kernel_args=kmemleak=off', self._argv(False))
+        on = self._argv(True)
+        self.assertIn('--kernel_args=kmemleak=on', on)
+        self.assertIn('--kernel_args=x.bench=1', on)
+
+    def test_qemu_config_leaves_kmemleak_alone(self) -> None:
+        self.assertNotIn('kmemleak', session.QEMU_CONFIG.read_text().split('kernel_command_line')[1])
 
 
 if __name__ == '__main__':

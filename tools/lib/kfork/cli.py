@@ -22,6 +22,10 @@ verbs:
   run --upstream-impl [GLOB]
                     the same suites and patches on the distro's own
                     implementation files
+  run --kmemleak [GLOB]
+                    boot with kmemleak on: probe_fuzz then scans for
+                    what the parser leaked (the other suites do not
+                    scan, and skip nothing without it)
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
@@ -55,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument('--jobs', type=int, default=None, help='make jobs (default: nproc)')
         p.add_argument('--timeout', type=int, default=300,
                        help='seconds the tests may run in QEMU (default: 300)')
+        p.add_argument('--kmemleak', action='store_true',
+                       help='boot with kmemleak on, for suites that scan for leaks '
+                            '(probe_fuzz); five seconds slower to boot')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
     suites(run)
@@ -89,7 +96,8 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
         tree.sync(src, overlay, variant)
         spec = session.spec(work, src, version, _build_name(variant, args),
                             kunitconfig=args.kunitconfig, glob=args.glob,
-                            timeout=args.timeout, jobs=args.jobs or 0)
+                            timeout=args.timeout, jobs=args.jobs or 0,
+                            kmemleak=args.kmemleak)
         outcome = runner.run_variant(spec, work, variant, marked)
         outcome.error = _overlay_paths(outcome.error, src.path, overlay)
         if outcome.cases:
@@ -160,7 +168,8 @@ def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) 
 # Benchmark suites are named *_bench and skip unless their file's
 # parameter is on the kernel command line.
 BENCH_GLOB = '*_bench'
-BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1')
+BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1',
+                'trace_probe_fuzz_kunit.bench=1', 'trace_probe_fetch_kunit.bench=1')
 
 
 def _bench(boots: int, timeout: int) -> int:
