@@ -14,6 +14,8 @@
  */
 #include <linux/gfp.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/trace.h>
@@ -298,6 +300,77 @@ static void fetch_suite_exit(struct kunit_suite *suite)
 	trace_array_destroy(fetch_instance);
 }
 
+/*
+ * probe_fetch_bench: what a hit of a kprobe event costs with 6
+ * arguments (a dereference chain, a bitfield, a string, a sign-extended
+ * register, a symbol and a short) and without any; the difference is
+ * what running the fetch programs and storing their values costs.  A
+ * benchmark, not a test: tools/kunit bench runs it with
+ * trace_probe_fetch_kunit.bench=1.  A figure is the best of
+ * BENCH_ROUNDS rounds of BENCH_CALLS calls.
+ */
+#define BENCH_ROUNDS	5
+#define BENCH_CALLS	2000
+#define BENCH_ARGS	"a=+0(+24(%di)):u64 b=+8(%di):b12@20/32 c=+0(+16(%di)):string " \
+			"d=$arg2:s64 e=+12(%di):s16 f=@probe_fetch_global:x32"
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "run the probe_fetch_bench benchmark (tools/kunit bench)");
+
+/* ns per call of probe_fetch_target() with an enabled probe of ARGS on it */
+static u64 bench_hit_ns(struct kunit *test, struct fetch_env *env, const char *args)
+{
+	char *cmd = probe_test_printf(test, "p:" EVENT " probe_fetch_target %s", args);
+	u64 best = U64_MAX, start;
+	int round, i;
+
+	KUNIT_ASSERT_EQ_MSG(test, probe_test_write(test, "kprobe_events", cmd),
+			    (ssize_t)strlen(cmd), "%s", cmd);
+	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(fetch_instance, "kfork", "kf", true), 0);
+	for (round = 0; round < BENCH_ROUNDS; round++) {
+		start = ktime_get_ns();
+		for (i = 0; i < BENCH_CALLS; i++)
+			probe_fetch_call(&env->first, -2, (unsigned long)env->ubuf, 7);
+		best = min(best, ktime_get_ns() - start);
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(fetch_instance, "kfork", "kf", false), 0);
+	KUNIT_EXPECT_GE(test, probe_test_write(test, "kprobe_events", "-:" EVENT), 0);
+	return div_u64(best, BENCH_CALLS);
+}
+
+static void fetch_bench_run(struct kunit *test)
+{
+	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	u64 bare, six;
+
+	if (!bench)
+		kunit_skip(test, "a benchmark: tools/kunit bench runs it");
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	fetch_env_init(test, env);
+	bare = bench_hit_ns(test, env, "");
+	six = bench_hit_ns(test, env, BENCH_ARGS);
+	free_pages(env->edge_pages, 1);
+	kunit_info(test, "kfork-bench: probe.hit_ns %llu\n", bare);
+	kunit_info(test, "kfork-bench: probe.hit_6args_ns %llu\n", six);
+	kunit_info(test, "kfork-bench: probe.fetch_6args_ns %llu\n", six > bare ? six - bare : 0);
+}
+
+static struct kunit_case fetch_bench_cases[] = {
+	KUNIT_CASE(fetch_bench_run),
+	{}
+};
+
+static struct kunit_suite fetch_bench_suite = {
+	.name = "probe_fetch_bench",
+	.init = fetch_test_init,
+	.exit = probe_test_fs_exit,
+	.suite_init = fetch_suite_init,
+	.suite_exit = fetch_suite_exit,
+	.test_cases = fetch_bench_cases,
+};
+
 static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(fetch, fetch_gen_params),
 	KUNIT_CASE(fetch_symbol),
@@ -314,6 +387,6 @@ static struct kunit_suite fetch_test_suite = {
 	.test_cases = fetch_test_cases,
 };
 
-kunit_test_suite(fetch_test_suite);
+kunit_test_suites(&fetch_test_suite, &fetch_bench_suite);
 
 MODULE_LICENSE("GPL");
