@@ -33,6 +33,11 @@ class CliTest(unittest.TestCase):
         self.assertEqual(runner.tagged(log, 'kfork-bench'), {'pie.update_ns': '412'})
         self.assertEqual(runner.digests(log), {})
 
+    def test_bench_runs_every_benchmark_unless_told(self) -> None:
+        self.assertEqual(cli._parser().parse_args(['bench']).glob, '*_bench')
+        args = cli._parser().parse_args(['bench', '--boots', '5', 'probe_*_bench'])
+        self.assertEqual((args.boots, args.glob), (5, 'probe_*_bench'))
+
     def test_exec_boots_the_build_as_it_is(self) -> None:
         spec = runner.RunSpec(Path('/t'), Path('/b'), project_root() / '.kunitconfig',
                               Path('/q'), built=True,

@@ -302,7 +302,19 @@ static void expect_event(struct kunit *test)
 	delete_event(test, c->file);
 }
 
-/* An eprobe's fields, which the format file lists after the common ones. */
+/* The format file of EVENT, an eprobe, from the field after the common ones. */
+static const char *eprobe_fields(struct kunit *test)
+{
+	const char *fields;
+
+	probe_test_read(test, FORMAT);
+	/* a blank line ends the common fields */
+	fields = strstr(probe_test_fs(test)->buf, "\tfield:int common_pid;");
+	fields = fields ? strstr(fields, "\n\n") : NULL;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, fields, "%s", probe_test_fs(test)->buf);
+	return fields + 2;
+}
+
 static void parse_eprobes(struct kunit *test)
 {
 	const struct parse_ok_case *c = test->param_value;
@@ -310,12 +322,7 @@ static void parse_eprobes(struct kunit *test)
 	const char *fields;
 
 	KUNIT_ASSERT_EQ_MSG(test, ret, (ssize_t)strlen(c->cmd), "%s", c->cmd);
-	probe_test_read(test, FORMAT);
-	/* a blank line ends the common fields */
-	fields = strstr(probe_test_fs(test)->buf, "\tfield:int common_pid;");
-	fields = fields ? strstr(fields, "\n\n") : NULL;
-	KUNIT_ASSERT_NOT_NULL_MSG(test, fields, "%s", probe_test_fs(test)->buf);
-	fields += 2;
+	fields = eprobe_fields(test);
 	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(fields, c->tail), "%s", fields);
 	delete_event(test, c->file);
 }
@@ -756,6 +763,498 @@ static void parse_argstr_limit(struct kunit *test)
 	delete_event(test, "kprobe_events");
 }
 
+/*
+ * Every type, every fetch method and every argument error on every
+ * probe kind.  The tables above spell out examples; the cases below are
+ * built from the same rules, so that no kind misses a type, a method or
+ * an error.  Each kind brings the head of its command, the fields and
+ * print format it records before the arguments, and two fetches: one of
+ * a value (a register, $retval or a field of the attached event) and one
+ * from memory.  In a method or an error, "{v}" stands for the value.
+ */
+enum {
+	KIND_KPROBE	= BIT(0),
+	KIND_KRETPROBE	= BIT(1),
+	KIND_UPROBE	= BIT(2),
+	KIND_URETPROBE	= BIT(3),
+	KIND_EPROBE	= BIT(4),
+};
+
+#define KINDS_KERNEL	(KIND_KPROBE | KIND_KRETPROBE)
+#define KINDS_USER	(KIND_UPROBE | KIND_URETPROBE)
+#define KINDS_ENTRY	(KIND_KPROBE | KIND_UPROBE)
+#define KINDS_RETURN	(KIND_KRETPROBE | KIND_URETPROBE)
+/* the kinds with registers: all but eprobes */
+#define KINDS_REGS	(KINDS_KERNEL | KINDS_USER)
+#define KINDS_ALL	(KINDS_REGS | KIND_EPROBE)
+
+struct probe_kind {
+	unsigned int bit;
+	const char *file;
+	const char *where;	/* error_log's location prefix */
+	const char *head;	/* the command up to its arguments */
+	int first;		/* the offset of the first argument */
+	const char *own;	/* the probe's own fields; NULL: an eprobe's */
+	const char *fmt;	/* the print format up to the arguments */
+	const char *recs;	/* the values the print format starts with */
+	const char *value;
+	const char *memory;
+	bool value_is_field;	/* the value may be read as a string */
+};
+
+#define ENTRY_OWN	FIELD("unsigned long __probe_ip", 8, 8, 0)
+#define RETURN_OWN	(FIELD("unsigned long __probe_func", 8, 8, 0)	\
+			 FIELD("unsigned long __probe_ret_ip", 16, 8, 0))
+
+static const struct probe_kind probe_kinds[] = {
+	{ KIND_KPROBE, "kprobe_events", "trace_kprobe", "p:" EVENT " vfs_read",
+	  16, ENTRY_OWN, "(%lx)", ", REC->__probe_ip", "%ax", "+0(%di)" },
+	{ KIND_KRETPROBE, "kprobe_events", "trace_kprobe", "r:" EVENT " vfs_read",
+	  24, RETURN_OWN, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip",
+	  "$retval", "+8(%sp)" },
+	{ KIND_UPROBE, "uprobe_events", "trace_uprobe", "p:" EVENT " " TARGET ":0x10",
+	  16, ENTRY_OWN, "(%lx)", ", REC->__probe_ip", "%ax", "@0x601040" },
+	{ KIND_URETPROBE, "uprobe_events", "trace_uprobe", "r:" EVENT " " TARGET ":0x10",
+	  24, RETURN_OWN, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip",
+	  "%ax", "+0($retval)" },
+	/* a field of the attached event is a value an eprobe may read as a string */
+	{ KIND_EPROBE, "dynamic_events", "event_probe", "e:" EVENT " sched.sched_switch",
+	  8, NULL, NULL, NULL, "$prev_pid", "+0($prev_comm)", true },
+};
+
+/*
+ * What a type records, by the rules over parse_type_cases: the field's
+ * type, its size and signedness, and the conversion that prints it.
+ */
+struct type_rule {
+	const char *name;	/* as written after ':'; "" for none */
+	const char *decl;
+	int size;
+	int sign;
+	const char *fmt;
+	unsigned int flags;
+};
+
+#define TYPE_DATA_LOC	BIT(0)	/* a string, recorded as a __data_loc */
+#define TYPE_MEMORY	BIT(1)	/* read from memory (or an eprobe's field) only */
+#define TYPE_KERNEL	BIT(2)	/* a kernel address: not on uprobes */
+#define TYPE_NO_ARRAY	BIT(3)
+
+#define STRING_TYPE(_name, _flags)					\
+	{ _name, "__data_loc char[]", 4, 1, "\\\"%s\\\"", TYPE_DATA_LOC | (_flags) }
+
+static const struct type_rule type_rules[] = {
+	{ "u8", "u8", 1, 0, "%u" },
+	{ "u16", "u16", 2, 0, "%u" },
+	{ "u32", "u32", 4, 0, "%u" },
+	{ "u64", "u64", 8, 0, U64_FMT },
+	{ "s8", "s8", 1, 1, "%d" },
+	{ "s16", "s16", 2, 1, "%d" },
+	{ "s32", "s32", 4, 1, "%d" },
+	{ "s64", "s64", 8, 1, S64_FMT },
+	{ "x8", "u8", 1, 0, "0x%x" },
+	{ "x16", "u16", 2, 0, "0x%x" },
+	{ "x32", "u32", 4, 0, "0x%x" },
+	{ "x64", "u64", 8, 0, X64_FMT },
+	/* an array needs a type to count */
+	{ "", "u64", 8, 0, X64_FMT, TYPE_NO_ARRAY },
+	{ "symbol", "u64", 8, 0, "%pS", TYPE_KERNEL },
+	/* symstr looks a value up; an array of them is refused */
+	STRING_TYPE("symstr", TYPE_KERNEL | TYPE_NO_ARRAY),
+	STRING_TYPE("string", TYPE_MEMORY),
+	STRING_TYPE("ustring", TYPE_MEMORY),
+	{ "b1@0/8", "u8", 1, 0, "%u" },
+	{ "b3@5/8", "u8", 1, 0, "%u" },
+	{ "b9@7/16", "u16", 2, 0, "%u" },
+	{ "b11@21/32", "u32", 4, 0, "%u" },
+	{ "b1@63/64", "u64", 8, 0, U64_FMT },
+	{ "b64@0/64", "u64", 8, 0, U64_FMT },
+};
+
+static const struct type_rule *type_rule_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(type_rules); i++)
+		if (!strcmp(type_rules[i].name, name))
+			return &type_rules[i];
+	return NULL;
+}
+
+/*
+ * The fetch methods with the default type, on the kinds that have them:
+ * registers and $stack on all but eprobes, @SYM on kprobes, @+FOFFS on
+ * uprobes, $argN at a function's entry, $retval at its return, a field
+ * on eprobes.  $comm and an immediate string are strings except on
+ * eprobes, where 6.1 gives every argument the type written or x64.
+ */
+struct method_rule {
+	const char *arg;
+	unsigned int kinds;
+	bool string;
+};
+
+static const struct method_rule method_rules[] = {
+	{ "%di", KINDS_REGS },
+	{ "%r15", KINDS_REGS },
+	{ "%ip", KINDS_REGS },
+	{ "%flags", KINDS_REGS },
+	{ "@4096", KINDS_ALL },
+	{ "@jiffies", KINDS_KERNEL },
+	{ "@jiffies+8", KINDS_KERNEL },
+	{ "@jiffies-8", KINDS_KERNEL },
+	{ "@+0x1040", KINDS_USER },
+	{ "@+0", KINDS_USER },
+	{ "$stack", KINDS_REGS },
+	{ "$stack0", KINDS_REGS },
+	{ "$stack8", KINDS_REGS },
+	{ "$arg1", KIND_KPROBE },
+	{ "$arg6", KIND_KPROBE },
+	{ "$retval", KINDS_RETURN },
+	{ "$comm", KINDS_REGS, true },
+	{ "$COMM", KINDS_REGS, true },
+	{ "\\\"hi\"", KINDS_REGS, true },
+	{ "\\\"\"", KINDS_REGS, true },
+	{ "\\1234", KINDS_ALL },
+	{ "\\0x10", KINDS_ALL },
+	{ "\\-5", KINDS_ALL },
+	{ "\\+7", KINDS_ALL },
+	{ "$prev_pid", KIND_EPROBE },
+	{ "$next_prio", KIND_EPROBE },
+	{ "$prev_state", KIND_EPROBE },
+	{ "+8({v})", KINDS_ALL },
+	{ "-8({v})", KINDS_ALL },
+	{ "+0x10(+8({v}))", KINDS_ALL },
+	{ "+u4({v})", KINDS_ALL },
+	{ "-u4(+0({v}))", KINDS_ALL },
+};
+
+/*
+ * Argument errors, the caret under the character error_log points at,
+ * with the kinds they apply to.  Most are the parser's own and the same
+ * on every kind; the rest follow the method rules above.
+ */
+struct arg_err_rule {
+	const char *arg;
+	unsigned int kinds;
+	const char *err;
+};
+
+static const struct arg_err_rule arg_err_rules[] = {
+	/* methods a kind lacks */
+	{ "^$retval", KINDS_ENTRY, "$retval is not available on probe" },
+	{ "^$arg1", KIND_KRETPROBE | KINDS_USER, "Invalid $-variable specified" },
+	{ "^$arg0", KIND_KPROBE, "Invalid argument number" },
+	{ "^$arg10000000", KIND_KPROBE, "Invalid argument number" },
+	{ "^$stack10000000", KINDS_KERNEL, "Invalid stack number" },
+	{ "^@+10", KINDS_KERNEL, "File offset is not available with kprobe" },
+	{ "^@+ab", KINDS_USER, "Invalid file offset value" },
+	{ "^@jiffies", KINDS_USER, "Symbol is not available with uprobe" },
+	/* registers and $-variables */
+	{ "^%none_reg", KINDS_REGS, "Invalid register name" },
+	{ "^%", KINDS_REGS, "Invalid register name" },
+	{ "^$none_var", KINDS_REGS, "Invalid $-variable specified" },
+	{ "^$stackx", KINDS_REGS, "Invalid $-variable specified" },
+	{ "^$stack-1", KINDS_REGS, "Invalid $-variable specified" },
+	{ "^$", KINDS_REGS, "Invalid $-variable specified" },
+	/* memory and immediates */
+	{ "^@12345678abcde", KINDS_ALL, "Invalid memory address" },
+	{ "a=\\^x", KINDS_ALL, "Invalid immediate value" },
+	{ "a=\\^", KINDS_ALL, "Invalid immediate value" },
+	{ "a=\\\"abcd^", KINDS_ALL, "String is not closed with '\"'" },
+	{ "a=\\\"^", KINDS_ALL, "String is not closed with '\"'" },
+	{ "^&1", KINDS_ALL, "Invalid fetch argument" },
+	{ "a=^dfd", KINDS_ALL, "Invalid fetch argument" },
+	/* dereference */
+	{ "^+0@0)", KINDS_ALL, "Dereference needs a brace" },
+	{ "^-8", KINDS_ALL, "Dereference needs a brace" },
+	{ "^+0ab1(@0)", KINDS_ALL, "Invalid dereference offset" },
+	{ "^+(@0)", KINDS_ALL, "Invalid dereference offset" },
+	{ "+0(+0(@0^)", KINDS_ALL, "Dereference brace is not closed" },
+	{ "+0({v}^", KINDS_ALL, "Dereference brace is not closed" },
+	{ "+0(^$comm)", KINDS_REGS, "$comm can not be dereferenced" },
+	{ "+0(^\\\"ab\")", KINDS_ALL, "$comm can not be dereferenced" },
+	{ "+0(^+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))", KINDS_ALL,
+	  "Dereference is too much nested" },
+	/* arrays */
+	{ "+0(@11):u8[10^", KINDS_ALL, "Array is not closed" },
+	{ "+0(@11):u8[10]^a", KINDS_ALL, "Array has wrong suffix" },
+	{ "+0(@11):u8[^10a]", KINDS_ALL, "Invalid array size" },
+	{ "+0(@11):u8[^0]", KINDS_ALL, "Invalid array size" },
+	{ "+0(@11):u8[^]", KINDS_ALL, "Invalid array size" },
+	{ "+0(@11):u8[^65]", KINDS_ALL, "Array number is too big" },
+	/* an array, like a string, is read from memory */
+	{ "{v}:^u8[2]", KINDS_ALL, "String accepts only memory argument" },
+	{ "\\1:^u8[2]", KINDS_ALL, "String accepts only memory argument" },
+	{ "@11:^symstr[2]", KINDS_KERNEL | KIND_EPROBE, "String accepts only memory argument" },
+	/* types */
+	{ "@11:^unknown_type", KINDS_ALL, "Unknown type is specified" },
+	{ "{v}:^u24", KINDS_ALL, "Unknown type is specified" },
+	{ "{v}:^s128", KINDS_ALL, "Unknown type is specified" },
+	{ "{v}:^", KINDS_ALL, "Unknown type is specified" },
+	{ "{v}:^string", KINDS_REGS, "String accepts only memory argument" },
+	{ "{v}:^ustring", KINDS_REGS, "String accepts only memory argument" },
+	{ "$stack:^string", KINDS_REGS, "String accepts only memory argument" },
+	{ "\\1:^symstr", KINDS_KERNEL, "Symbol String doesn't accept data/userdata" },
+	{ "$stack:^symstr", KINDS_KERNEL, "Symbol String doesn't accept data/userdata" },
+	{ "+u0(%di):^symstr", KINDS_KERNEL, "Symbol String doesn't accept data/userdata" },
+	/* bitfields */
+	{ "{v}:^b10@a/16", KINDS_ALL, "Invalid bitfield" },
+	{ "{v}:^b0@0/8", KINDS_ALL, "Invalid bitfield" },
+	{ "{v}:^b5@4/8", KINDS_ALL, "Invalid bitfield" },
+	{ "{v}:^b65@0/64", KINDS_ALL, "Invalid bitfield" },
+	{ "{v}:^b4/8", KINDS_ALL, "Invalid bitfield" },
+	{ "{v}:^b4@4", KINDS_ALL, "Unknown type is specified" },
+	{ "{v}:^b4@0/12", KINDS_ALL, "Unknown type is specified" },
+	/* argument names and bodies */
+	{ "^" CHARS32 "6=@11", KINDS_ALL, "Argument name is too long" },
+	{ "^=@11", KINDS_ALL, "Argument name is not specified" },
+	{ "^var.1=@11", KINDS_ALL, "Argument name must follow the same rules as C identifiers" },
+	{ "^1var=@11", KINDS_ALL, "Argument name must follow the same rules as C identifiers" },
+	{ "^a-b=@11", KINDS_ALL, "Argument name must follow the same rules as C identifiers" },
+	{ "var1=@11 ^var1=@12", KINDS_ALL, "This argument name is already used" },
+	{ "{v} ^arg1={v}", KINDS_REGS, "This argument name is already used" },
+	{ "^common_pid={v}", KINDS_ALL, "This argument name is already used" },
+	{ "^common_type={v}", KINDS_ALL, "This argument name is already used" },
+	{ "^__probe_ip={v}", KINDS_ALL, "This argument name is already used" },
+	{ "^__probe_func={v}", KINDS_ALL, "This argument name is already used" },
+	{ "^__probe_ret_ip={v}", KINDS_ALL, "This argument name is already used" },
+	{ "a=^", KINDS_ALL, "No argument expression" },
+	/* MAX_ARGSTR_LEN (63): this body has 64 characters */
+	{ "a=^" OFFSET_OF_58 "0(@11)", KINDS_ALL, "Argument expression is too long" },
+};
+
+/*
+ * The cases of a cross are generated one at a time: KUnit asks for the
+ * next only once the last has run, so one cursor per cross holds the
+ * case under test and its command.
+ */
+struct cross_case {
+	int kind;
+	int rule;
+	int variant;
+	char cmd[224];
+};
+
+/* Copy TMPL to BUF with each "{v}" replaced by VALUE. */
+static void expand_value(char *buf, size_t size, const char *tmpl, const char *value)
+{
+	const char *v;
+	size_t pos = 0;
+
+	while ((v = strstr(tmpl, "{v}"))) {
+		pos += scnprintf(buf + pos, size - pos, "%.*s%s", (int)(v - tmpl), tmpl, value);
+		tmpl = v + 3;
+	}
+	scnprintf(buf + pos, size - pos, "%s", tmpl);
+}
+
+/*
+ * Move C to the next (kind, rule, variant) that VALID accepts, in that
+ * order of nesting, and write its command; NULL when none is left.
+ */
+static const void *cross_next(struct cross_case *c, const void *prev, char *desc,
+			      int rules, int variants,
+			      bool (*valid)(const struct cross_case *c),
+			      void (*build)(struct cross_case *c))
+{
+	if (!prev) {
+		c->kind = 0;
+		c->rule = 0;
+		c->variant = -1;
+	}
+	do {
+		if (++c->variant < variants)
+			continue;
+		c->variant = 0;
+		if (++c->rule < rules)
+			continue;
+		c->rule = 0;
+		if (++c->kind == ARRAY_SIZE(probe_kinds))
+			return NULL;
+	} while (!valid(c));
+	build(c);
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+	return c;
+}
+
+/*
+ * Write CMD and check the one argument it records, "a": FIELD is its
+ * line in the format file, FMT and RECS its part of the print format.
+ * An eprobe's print format is its own, so only its field is checked.
+ */
+static void expect_one_arg(struct kunit *test, const struct probe_kind *kind,
+			   const char *cmd, const char *field, const char *fmt,
+			   const char *recs)
+{
+	ssize_t ret = probe_test_write(test, kind->file, cmd);
+	const char *tail;
+
+	KUNIT_ASSERT_EQ_MSG(test, ret, (ssize_t)strlen(cmd), "%s", cmd);
+	if (kind->own) {
+		tail = probe_test_printf(test, "%s%s\nprint fmt: \"%s a=%s\"%s, %s\n",
+					 kind->own, field, kind->fmt, fmt, kind->recs, recs);
+		KUNIT_EXPECT_STREQ(test, event_format_tail(test), tail);
+	} else {
+		tail = eprobe_fields(test);
+		KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(tail, field), "%s", tail);
+	}
+	delete_event(test, kind->file);
+}
+
+/*
+ * Types: each on the kind's value, from its memory and as an array from
+ * its memory (3 elements, 2 of a string).
+ */
+enum { ON_VALUE, ON_MEMORY, AS_ARRAY, TYPE_VARIANTS };
+
+static struct cross_case type_cross;
+
+static bool type_cross_valid(const struct cross_case *c)
+{
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+	const struct type_rule *type = &type_rules[c->rule];
+
+	if ((type->flags & TYPE_KERNEL) && (kind->bit & KINDS_USER))
+		return false;
+	if (c->variant == ON_VALUE)
+		return !(type->flags & TYPE_MEMORY) || kind->value_is_field;
+	return c->variant == ON_MEMORY || !(type->flags & TYPE_NO_ARRAY);
+}
+
+static int type_cross_count(const struct cross_case *c)
+{
+	if (c->variant != AS_ARRAY)
+		return 0;
+	return type_rules[c->rule].flags & TYPE_DATA_LOC ? 2 : 3;
+}
+
+static void type_cross_build(struct cross_case *c)
+{
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+	const struct type_rule *type = &type_rules[c->rule];
+	int count = type_cross_count(c);
+
+	snprintf(c->cmd, sizeof(c->cmd), "%s a=%s%s%s", kind->head,
+		 c->variant == ON_VALUE ? kind->value : kind->memory,
+		 *type->name ? ":" : "", type->name);
+	if (count)
+		snprintf(c->cmd + strlen(c->cmd), sizeof(c->cmd) - strlen(c->cmd),
+			 "[%d]", count);
+}
+
+static const void *type_cross_gen(const void *prev, char *desc)
+{
+	return cross_next(&type_cross, prev, desc, ARRAY_SIZE(type_rules), TYPE_VARIANTS,
+			  type_cross_valid, type_cross_build);
+}
+
+/*
+ * Argument "a" of TYPE, COUNT elements of it (0: a single value), laid
+ * out by the rules over parse_type_cases and parse_array_cases as the
+ * kind's first argument.
+ */
+static void expect_typed_arg(struct kunit *test, const struct probe_kind *kind,
+			     const char *cmd, const struct type_rule *type, int count)
+{
+	bool data_loc = type->flags & TYPE_DATA_LOC;
+	const char *decl, *fmt, *recs;
+	int i;
+
+	if (!count) {
+		decl = probe_test_printf(test, "%s a", type->decl);
+		fmt = type->fmt;
+		recs = data_loc ? "__get_str(a)" : "REC->a";
+	} else {
+		decl = data_loc ? probe_test_printf(test, "%s[%d] a", type->decl, count) :
+				  probe_test_printf(test, "%s a[]", type->decl);
+		fmt = probe_test_printf(test, "{%s", type->fmt);
+		recs = data_loc ? "__get_str(a[0])" : "REC->a[0]";
+		for (i = 1; i < count; i++) {
+			fmt = probe_test_printf(test, "%s,%s", fmt, type->fmt);
+			recs = probe_test_printf(test, data_loc ? "%s, __get_str(a[%d])" :
+						 "%s, REC->a[%d]", recs, i);
+		}
+		fmt = probe_test_printf(test, "%s}", fmt);
+	}
+	expect_one_arg(test, kind, cmd,
+		       probe_test_printf(test, "\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n",
+					 decl, kind->first, type->size * (count ?: 1),
+					 type->sign),
+		       fmt, recs);
+}
+
+static void parse_every_type(struct kunit *test)
+{
+	const struct cross_case *c = test->param_value;
+
+	expect_typed_arg(test, &probe_kinds[c->kind], c->cmd, &type_rules[c->rule],
+			 type_cross_count(c));
+}
+
+/* Methods, with the type they imply */
+static struct cross_case method_cross;
+
+static bool method_cross_valid(const struct cross_case *c)
+{
+	return method_rules[c->rule].kinds & probe_kinds[c->kind].bit;
+}
+
+static void method_cross_build(struct cross_case *c)
+{
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+	char arg[64];
+
+	expand_value(arg, sizeof(arg), method_rules[c->rule].arg, kind->value);
+	snprintf(c->cmd, sizeof(c->cmd), "%s a=%s", kind->head, arg);
+}
+
+static const void *method_cross_gen(const void *prev, char *desc)
+{
+	return cross_next(&method_cross, prev, desc, ARRAY_SIZE(method_rules), 1,
+			  method_cross_valid, method_cross_build);
+}
+
+static void parse_every_method(struct kunit *test)
+{
+	const struct cross_case *c = test->param_value;
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+	bool string = method_rules[c->rule].string && kind->bit != KIND_EPROBE;
+
+	expect_typed_arg(test, kind, c->cmd, type_rule_of(string ? "string" : ""), 0);
+}
+
+/* Errors */
+static struct cross_case err_cross;
+
+static bool err_cross_valid(const struct cross_case *c)
+{
+	return arg_err_rules[c->rule].kinds & probe_kinds[c->kind].bit;
+}
+
+static void err_cross_build(struct cross_case *c)
+{
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+	char arg[128];
+
+	expand_value(arg, sizeof(arg), arg_err_rules[c->rule].arg, kind->value);
+	snprintf(c->cmd, sizeof(c->cmd), "%s %s", kind->head, arg);
+}
+
+static const void *err_cross_gen(const void *prev, char *desc)
+{
+	return cross_next(&err_cross, prev, desc, ARRAY_SIZE(arg_err_rules), 1,
+			  err_cross_valid, err_cross_build);
+}
+
+static void parse_every_error(struct kunit *test)
+{
+	const struct cross_case *c = test->param_value;
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+
+	expect_parse_error(test, kind->file, kind->where, c->cmd, arg_err_rules[c->rule].err);
+}
+
 static int parse_test_init(struct kunit *test)
 {
 	probe_test_fs_init(test);
@@ -796,6 +1295,9 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_string_type_logged, parse_string_type_gen_params),
 	KUNIT_CASE_PARAM(parse_number_overflow, parse_number_overflow_gen_params),
 	KUNIT_CASE_PARAM(parse_too_many_args, too_many_args_gen_params),
+	KUNIT_CASE_PARAM(parse_every_type, type_cross_gen),
+	KUNIT_CASE_PARAM(parse_every_method, method_cross_gen),
+	KUNIT_CASE_PARAM(parse_every_error, err_cross_gen),
 	{}
 };
 

@@ -29,7 +29,8 @@ verbs:
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
-  bench [--boots N] the benchmarks (KUnit suites *_bench, which skip in
+  bench [--boots N] [GLOB]
+                    the benchmarks (KUnit suites *_bench, which skip in
                     ordinary runs) on both builds in turn, N boots each
                     (default 2), and a table of each figure's best and
                     the ratio fork/upstream-impl (lower is better)
@@ -74,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
                        help='boots of each build, alternating (default: 2)')
     bench.add_argument('--timeout', type=int, default=300,
                        help='seconds one boot may run (default: 300)')
+    bench.add_argument('glob', nargs='?', default=BENCH_GLOB,
+                       help=f'the benchmark suites to run (default: {BENCH_GLOB}), '
+                            'e.g. \'probe_*_bench\'')
     patches = verbs.add_parser('patches', help='write the fork as a patch series')
     patches.add_argument('dir', type=Path, help='folder for the .patch files')
     patches.add_argument('--upstream-impl', action='store_true',
@@ -172,7 +176,7 @@ BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1',
                 'trace_probe_fuzz_kunit.bench=1', 'trace_probe_fetch_kunit.bench=1')
 
 
-def _bench(boots: int, timeout: int) -> int:
+def _bench(boots: int, timeout: int, glob: str) -> int:
     """Build both variants, then boot them in turn, BOOTS times each,
     so that a slow spell of the host hits both; a figure's best over
     the boots is the one least disturbed."""
@@ -180,7 +184,7 @@ def _bench(boots: int, timeout: int) -> int:
     specs = {}
     for variant in tree.VARIANTS:
         tree.sync(src, tree.default_overlay(), variant)
-        specs[variant] = session.spec(work, src, version, variant, glob=BENCH_GLOB,
+        specs[variant] = session.spec(work, src, version, variant, glob=glob,
                                       timeout=timeout, kernel_args=BENCH_PARAMS)
         runner.build_kernel(specs[variant], work, variant)
     figures: Dict[str, Dict[str, float]] = {}
@@ -198,7 +202,7 @@ def _bench(boots: int, timeout: int) -> int:
                 best = figures.setdefault(key, {}).get(variant, float('inf'))
                 figures[key][variant] = min(best, float(value))
     if not figures:
-        raise ToolError(f'no benchmark printed a figure (suites {BENCH_GLOB})')
+        raise ToolError(f'no benchmark printed a figure (suites {glob})')
     for line in bench_table(figures):
         print(line)
     return 0
@@ -249,7 +253,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(f'differential: {same} of {same + different} digests alike on both builds')
         return _close(outcomes, same, different)
     if args.verb == 'bench':
-        return _bench(args.boots, args.timeout)
+        return _bench(args.boots, args.timeout, args.glob)
     if args.verb in ('patches', 'sync'):
         variant = 'upstream-impl' if args.upstream_impl else 'fork'
         _, src, _ = session.prepare()
