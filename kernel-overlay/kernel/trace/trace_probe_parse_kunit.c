@@ -882,51 +882,52 @@ static const struct type_rule *type_rule_of(const char *name)
 }
 
 /*
- * The fetch methods with the default type, on the kinds that have them:
+ * The fetch methods, without a type, on the kinds that have them:
  * registers and $stack on all but eprobes, @SYM on kprobes, @+FOFFS on
  * uprobes, $argN at a function's entry, $retval at its return, a field
- * on eprobes.  $comm and an immediate string are strings except on
- * eprobes, where 6.1 gives every argument the type written or x64.
+ * on eprobes.  Each records the default type ("") or, for $comm and an
+ * immediate string, a string; except on eprobes, where 6.1 gives every
+ * argument the type written or x64.
  */
-struct method_rule {
-	const char *arg;
-	unsigned int kinds;
-	bool string;
+struct arg_rule {
+	const char *arg;	/* "{v}" stands for the kind's value */
+	unsigned int kinds;	/* the kinds it applies to */
+	const char *result;	/* a method: the type it implies; an error: its message */
 };
 
-static const struct method_rule method_rules[] = {
-	{ "%di", KINDS_REGS },
-	{ "%r15", KINDS_REGS },
-	{ "%ip", KINDS_REGS },
-	{ "%flags", KINDS_REGS },
-	{ "@4096", KINDS_ALL },
-	{ "@jiffies", KINDS_KERNEL },
-	{ "@jiffies+8", KINDS_KERNEL },
-	{ "@jiffies-8", KINDS_KERNEL },
-	{ "@+0x1040", KINDS_USER },
-	{ "@+0", KINDS_USER },
-	{ "$stack", KINDS_REGS },
-	{ "$stack0", KINDS_REGS },
-	{ "$stack8", KINDS_REGS },
-	{ "$arg1", KIND_KPROBE },
-	{ "$arg6", KIND_KPROBE },
-	{ "$retval", KINDS_RETURN },
-	{ "$comm", KINDS_REGS, true },
-	{ "$COMM", KINDS_REGS, true },
-	{ "\\\"hi\"", KINDS_REGS, true },
-	{ "\\\"\"", KINDS_REGS, true },
-	{ "\\1234", KINDS_ALL },
-	{ "\\0x10", KINDS_ALL },
-	{ "\\-5", KINDS_ALL },
-	{ "\\+7", KINDS_ALL },
-	{ "$prev_pid", KIND_EPROBE },
-	{ "$next_prio", KIND_EPROBE },
-	{ "$prev_state", KIND_EPROBE },
-	{ "+8({v})", KINDS_ALL },
-	{ "-8({v})", KINDS_ALL },
-	{ "+0x10(+8({v}))", KINDS_ALL },
-	{ "+u4({v})", KINDS_ALL },
-	{ "-u4(+0({v}))", KINDS_ALL },
+static const struct arg_rule method_rules[] = {
+	{ "a=%di", KINDS_REGS, "" },
+	{ "a=%r15", KINDS_REGS, "" },
+	{ "a=%ip", KINDS_REGS, "" },
+	{ "a=%flags", KINDS_REGS, "" },
+	{ "a=@4096", KINDS_ALL, "" },
+	{ "a=@jiffies", KINDS_KERNEL, "" },
+	{ "a=@jiffies+8", KINDS_KERNEL, "" },
+	{ "a=@jiffies-8", KINDS_KERNEL, "" },
+	{ "a=@+0x1040", KINDS_USER, "" },
+	{ "a=@+0", KINDS_USER, "" },
+	{ "a=$stack", KINDS_REGS, "" },
+	{ "a=$stack0", KINDS_REGS, "" },
+	{ "a=$stack8", KINDS_REGS, "" },
+	{ "a=$arg1", KIND_KPROBE, "" },
+	{ "a=$arg6", KIND_KPROBE, "" },
+	{ "a=$retval", KINDS_RETURN, "" },
+	{ "a=$comm", KINDS_ALL, "string" },
+	{ "a=$COMM", KINDS_ALL, "string" },
+	{ "a=\\\"hi\"", KINDS_ALL, "string" },
+	{ "a=\\\"\"", KINDS_ALL, "string" },
+	{ "a=\\1234", KINDS_ALL, "" },
+	{ "a=\\0x10", KINDS_ALL, "" },
+	{ "a=\\-5", KINDS_ALL, "" },
+	{ "a=\\+7", KINDS_ALL, "" },
+	{ "a=$prev_pid", KIND_EPROBE, "" },
+	{ "a=$next_prio", KIND_EPROBE, "" },
+	{ "a=$prev_state", KIND_EPROBE, "" },
+	{ "a=+8({v})", KINDS_ALL, "" },
+	{ "a=-8({v})", KINDS_ALL, "" },
+	{ "a=+0x10(+8({v}))", KINDS_ALL, "" },
+	{ "a=+u4({v})", KINDS_ALL, "" },
+	{ "a=-u4(+0({v}))", KINDS_ALL, "" },
 };
 
 /*
@@ -934,13 +935,7 @@ static const struct method_rule method_rules[] = {
  * with the kinds they apply to.  Most are the parser's own and the same
  * on every kind; the rest follow the method rules above.
  */
-struct arg_err_rule {
-	const char *arg;
-	unsigned int kinds;
-	const char *err;
-};
-
-static const struct arg_err_rule arg_err_rules[] = {
+static const struct arg_rule arg_err_rules[] = {
 	/* methods a kind lacks */
 	{ "^$retval", KINDS_ENTRY, "$retval is not available on probe" },
 	{ "^$arg1", KIND_KRETPROBE | KINDS_USER, "Invalid $-variable specified" },
@@ -1030,6 +1025,7 @@ static const struct arg_err_rule arg_err_rules[] = {
  * case under test and its command.
  */
 struct cross_case {
+	const struct arg_rule *rules;	/* of a method or error cross */
 	int kind;
 	int rule;
 	int variant;
@@ -1192,59 +1188,47 @@ static void parse_every_type(struct kunit *test)
 			 type_cross_count(c));
 }
 
-/* Methods, with the type they imply */
-static struct cross_case method_cross;
-
-static bool method_cross_valid(const struct cross_case *c)
+/*
+ * Methods and errors: an argument of a rule table on each kind the rule
+ * names.
+ */
+static bool arg_cross_valid(const struct cross_case *c)
 {
-	return method_rules[c->rule].kinds & probe_kinds[c->kind].bit;
+	return c->rules[c->rule].kinds & probe_kinds[c->kind].bit;
 }
 
-static void method_cross_build(struct cross_case *c)
-{
-	const struct probe_kind *kind = &probe_kinds[c->kind];
-	char arg[64];
-
-	expand_value(arg, sizeof(arg), method_rules[c->rule].arg, kind->value);
-	snprintf(c->cmd, sizeof(c->cmd), "%s a=%s", kind->head, arg);
-}
-
-static const void *method_cross_gen(const void *prev, char *desc)
-{
-	return cross_next(&method_cross, prev, desc, ARRAY_SIZE(method_rules), 1,
-			  method_cross_valid, method_cross_build);
-}
-
-static void parse_every_method(struct kunit *test)
-{
-	const struct cross_case *c = test->param_value;
-	const struct probe_kind *kind = &probe_kinds[c->kind];
-	bool string = method_rules[c->rule].string && kind->bit != KIND_EPROBE;
-
-	expect_typed_arg(test, kind, c->cmd, type_rule_of(string ? "string" : ""), 0);
-}
-
-/* Errors */
-static struct cross_case err_cross;
-
-static bool err_cross_valid(const struct cross_case *c)
-{
-	return arg_err_rules[c->rule].kinds & probe_kinds[c->kind].bit;
-}
-
-static void err_cross_build(struct cross_case *c)
+static void arg_cross_build(struct cross_case *c)
 {
 	const struct probe_kind *kind = &probe_kinds[c->kind];
 	char arg[128];
 
-	expand_value(arg, sizeof(arg), arg_err_rules[c->rule].arg, kind->value);
+	expand_value(arg, sizeof(arg), c->rules[c->rule].arg, kind->value);
 	snprintf(c->cmd, sizeof(c->cmd), "%s %s", kind->head, arg);
+}
+
+static struct cross_case method_cross = { .rules = method_rules };
+static struct cross_case err_cross = { .rules = arg_err_rules };
+
+static const void *method_cross_gen(const void *prev, char *desc)
+{
+	return cross_next(&method_cross, prev, desc, ARRAY_SIZE(method_rules), 1,
+			  arg_cross_valid, arg_cross_build);
 }
 
 static const void *err_cross_gen(const void *prev, char *desc)
 {
 	return cross_next(&err_cross, prev, desc, ARRAY_SIZE(arg_err_rules), 1,
-			  err_cross_valid, err_cross_build);
+			  arg_cross_valid, arg_cross_build);
+}
+
+/* An eprobe records every argument as the type written, or x64. */
+static void parse_every_method(struct kunit *test)
+{
+	const struct cross_case *c = test->param_value;
+	const struct probe_kind *kind = &probe_kinds[c->kind];
+	const char *type = kind->bit == KIND_EPROBE ? "" : method_rules[c->rule].result;
+
+	expect_typed_arg(test, kind, c->cmd, type_rule_of(type), 0);
 }
 
 static void parse_every_error(struct kunit *test)
@@ -1252,7 +1236,7 @@ static void parse_every_error(struct kunit *test)
 	const struct cross_case *c = test->param_value;
 	const struct probe_kind *kind = &probe_kinds[c->kind];
 
-	expect_parse_error(test, kind->file, kind->where, c->cmd, arg_err_rules[c->rule].err);
+	expect_parse_error(test, kind->file, kind->where, c->cmd, arg_err_rules[c->rule].result);
 }
 
 static int parse_test_init(struct kunit *test)
