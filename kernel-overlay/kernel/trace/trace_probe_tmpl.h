@@ -149,10 +149,12 @@ fetch_store_element(struct fetch_insn *st, unsigned long val, void *dest, void *
 		fetch_put_value(val, st->size, dest);
 		return 0;
 	case FETCH_OP_ST_MEM:
-		probe_mem_read(dest, (void *)addr, st->size);
+		if (probe_mem_read(dest, (void *)addr, st->size))
+			memset(dest, 0, st->size);
 		return 0;
 	case FETCH_OP_ST_UMEM:
-		probe_mem_read_user(dest, (void *)addr, st->size);
+		if (probe_mem_read_user(dest, (void *)addr, st->size))
+			memset(dest, 0, st->size);
 		return 0;
 	case FETCH_OP_ST_STRING:
 		return fetch_store_string(addr, dest, base);
@@ -169,6 +171,26 @@ fetch_store_element(struct fetch_insn *st, unsigned long val, void *dest, void *
 static nokprobe_inline void fetch_mark_fault(void *dest)
 {
 	*(u32 *)dest = make_data_loc(0, get_loc_offs(*(u32 *)dest));
+}
+
+/*
+ * A field whose chain faulted: each string shows (fault), numbers read
+ * 0.  The record comes straight from the ring buffer, so anything left
+ * unwritten would show what an older event left in that place.
+ */
+static nokprobe_inline void fetch_clear_faulted(struct fetch_insn *st, unsigned int count,
+						void *dest)
+{
+	u32 *loc = dest;
+	unsigned int i;
+
+	if (!fetch_is_string_store(st->op)) {
+		memset(dest, 0, st->size * count);
+		return;
+	}
+	fetch_mark_fault(dest);
+	for (i = 1; i < count; i++)
+		loc[i] = loc[0];
 }
 
 /*
@@ -201,12 +223,12 @@ process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val, void *dest
 		count = (next++)->param;
 	if (next->op != FETCH_OP_END)
 		return -EILSEQ;
-	strings = fetch_is_string_store(st->op);
 	if (ret) {
-		if (dest && strings)
-			fetch_mark_fault(dest);
+		if (dest)
+			fetch_clear_faulted(st, count, dest);
 		return ret;
 	}
+	strings = fetch_is_string_store(st->op);
 	if (count == 1) {
 		ret = fetch_store_element(st, val, dest, base);
 		if (dest && bf)
