@@ -198,7 +198,10 @@ def _bench(boots: int, timeout: int, glob: str) -> int:
                 raise ToolError(f'{variant}: the benchmark run failed '
                                 f'({outcome.error or "see the log above"})')
             log = (spec.build_dir / 'test.log').read_text(errors='replace')
-            for key, value in runner.tagged(log, 'kfork-bench').items():
+            values = runner.tagged(log, 'kfork-bench')
+            say(f'bench: boot {boot}, {variant}: '
+                + ', '.join(f'{key} {value}' for key, value in sorted(values.items())))
+            for key, value in values.items():
                 best = figures.setdefault(key, {}).get(variant, float('inf'))
                 figures[key][variant] = min(best, float(value))
     if not figures:
