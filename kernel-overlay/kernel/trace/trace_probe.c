@@ -846,36 +846,37 @@ bad:
 /*
  * Compile the body of argument PARG (its text after "NAME="), POS
  * characters into the word; *SIZE is the size of the arguments before
- * it and grows by this one's.
+ * it and grows by this one's.  The body's copy and the program under
+ * construction are both bounded (MAX_ARGSTR_LEN, FETCH_INSN_MAX), so
+ * they live on the stack: only the finished program is allocated.
  */
 static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *parg,
 			  unsigned int flags, int pos)
 {
-	struct fetch_insn *insn, *st;
+	struct fetch_insn insn[FETCH_INSN_MAX] = {};
+	struct probe_prog prog = { .insn = insn, .cur = insn, .flags = flags };
+	char body[MAX_ARGSTR_LEN + 1];
+	struct fetch_insn *st, *loop;
 	const struct fetch_type *type;
-	struct probe_prog prog;
-	char *body, *tname;
 	bool implied_string;
 	int type_pos, n, ret;
+	char *tname;
 
-	if (strlen(text) > MAX_ARGSTR_LEN) {
+	if (strscpy(body, text, sizeof(body)) < 0) {
 		trace_probe_log_err(pos, ARG_TOO_LONG);
 		return -EINVAL;
 	}
-	if (!text[0]) {
+	if (!body[0]) {
 		trace_probe_log_err(pos, NO_ARG_BODY);
 		return -EINVAL;
 	}
 	parg->comm = kstrdup(text, GFP_KERNEL);
-	body = kstrdup(text, GFP_KERNEL);
-	if (!parg->comm || !body) {
-		kfree(body);
+	if (!parg->comm)
 		return -ENOMEM;
-	}
 
 	ret = parse_type_suffix(body, pos, &tname, parg);
 	if (ret)
-		goto out;
+		return ret;
 	type_pos = pos + (tname ? tname - body : 0);
 
 	/* $comm and an immediate string are strings, and single ones */
@@ -890,31 +891,20 @@ static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *par
 		type = probe_find_type(tname, flags);
 	if (!type) {
 		trace_probe_log_err(type_pos, BAD_TYPE);
-		ret = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	parg->type = type;
 	parg->offset = *size;
 	*size += type->size * (parg->count ? parg->count : 1);
 	if (*size > MAX_PROBE_EVENT_SIZE) {
 		trace_probe_log_err(pos, EVENT_TOO_BIG);
-		ret = -E2BIG;
-		goto out;
+		return -E2BIG;
 	}
 	if (parg->count) {
 		parg->fmt = kasprintf(GFP_KERNEL, "%s[%u]", type->fmttype, parg->count);
-		if (!parg->fmt) {
-			ret = -ENOMEM;
-			goto out;
-		}
+		if (!parg->fmt)
+			return -ENOMEM;
 	}
-
-	insn = kcalloc(FETCH_INSN_MAX, sizeof(*insn), GFP_KERNEL);
-	if (!insn) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	prog = (struct probe_prog) { .insn = insn, .cur = insn, .flags = flags };
 
 	ret = parse_fetch(&prog, body, pos);
 	if (ret)
@@ -939,25 +929,22 @@ static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *par
 			ret = -EINVAL;
 			goto fail;
 		}
-		insn = probe_prog_append(&prog, pos);
-		if (!insn) {
+		loop = probe_prog_append(&prog, pos);
+		if (!loop) {
 			ret = -EINVAL;
 			goto fail;
 		}
-		insn->op = FETCH_OP_LP_ARRAY;
-		insn->param = parg->count;
+		loop->op = FETCH_OP_LP_ARRAY;
+		loop->param = parg->count;
 	}
 	n = prog.cur - prog.insn + 1;
 	prog.insn[n].op = FETCH_OP_END;
 	parg->code = kmemdup(prog.insn, (n + 1) * sizeof(*insn), GFP_KERNEL);
-	if (!parg->code)
-		ret = -ENOMEM;
+	if (parg->code)
+		return 0;
+	ret = -ENOMEM;
 fail:
-	if (ret)
-		probe_prog_free_data(prog.insn, FETCH_INSN_MAX);
-	kfree(prog.insn);
-out:
-	kfree(body);
+	probe_prog_free_data(prog.insn, FETCH_INSN_MAX);
 	return ret;
 }
 
