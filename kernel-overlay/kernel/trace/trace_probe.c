@@ -844,6 +844,28 @@ bad:
 }
 
 /*
+ * Can the store ST be repeated as an array?  Numbers are read from
+ * consecutive addresses.  Strings are read through consecutive
+ * pointers, so the store needs a dereference before it to redo one
+ * pointer further on: an immediate, $comm or an eprobe's field holds
+ * one address, not an array of them, and 6.1 took "\0x1000:string[2]"
+ * only to record data_loc words it never wrote.
+ */
+static bool probe_array_storable(const struct fetch_insn *st)
+{
+	switch (st->op) {
+	case FETCH_OP_ST_MEM:
+	case FETCH_OP_ST_UMEM:
+		return true;
+	case FETCH_OP_ST_STRING:
+	case FETCH_OP_ST_USTRING:
+		return st[-1].op == FETCH_OP_DEREF || st[-1].op == FETCH_OP_UDEREF;
+	default:
+		return false;
+	}
+}
+
+/*
  * Compile the body of argument PARG (its text after "NAME="), POS
  * characters into the word; *SIZE is the size of the arguments before
  * it and grows by this one's.  The body's copy and the program under
@@ -922,9 +944,7 @@ static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *par
 			goto fail;
 	}
 	if (parg->count) {
-		/* numbers from consecutive addresses, strings through pointers */
-		if (st->op != FETCH_OP_ST_MEM && st->op != FETCH_OP_ST_UMEM &&
-		    st->op != FETCH_OP_ST_STRING && st->op != FETCH_OP_ST_USTRING) {
+		if (!probe_array_storable(st)) {
 			trace_probe_log_err(type_pos, BAD_STRING);
 			ret = -EINVAL;
 			goto fail;

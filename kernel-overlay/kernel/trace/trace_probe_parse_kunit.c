@@ -620,6 +620,34 @@ static void parse_uprobe_no_symbols(struct kunit *test)
 }
 
 /*
+ * An array of strings reads each string through the next pointer of an
+ * array of pointers, so it needs a dereference before the type.  6.1
+ * takes one from an immediate or an eprobe's field, then writes only
+ * the first data_loc word of the record: printing it follows the
+ * others into whatever the ring buffer held (KASAN: use-after-free in
+ * string()).  The fork refuses it with the message 6.1 gives an array
+ * of any other value that is not memory.
+ */
+static const struct parse_err_case parse_string_array_cases[] = {
+	KPROBE_ERR("p vfs_read a=\\0x1000:^string[2]", "String accepts only memory argument"),
+	KPROBE_ERR("p vfs_read a=\\7:^string[3]", "String accepts only memory argument"),
+	KPROBE_ERR("r vfs_read a=\\7:^ustring[2]", "String accepts only memory argument"),
+	UPROBE_ERR("p " TARGET ":10 a=\\0x1000:^ustring[2]",
+		   "String accepts only memory argument"),
+	EPROBE_ERR("e:" EVENT " sched.sched_switch a=$prev_comm:^string[2]",
+		   "String accepts only memory argument"),
+	EPROBE_ERR("e:" EVENT " sched.sched_switch a=\\7:^string[2]",
+		   "String accepts only memory argument"),
+};
+
+KUNIT_ARRAY_PARAM(parse_string_array, parse_string_array_cases, parse_err_desc);
+
+static void parse_string_array_needs_pointers(struct kunit *test)
+{
+	expect_error_case(test);
+}
+
+/*
  * Numbers the parser keeps in fewer bits than it reads.  A dereference
  * keeps a 32-bit offset: 6.1 parses a long and silently keeps its low
  * 32 bits, so +0x100000000 reads at +0.  $stackN keeps 32 bits: 6.1 reads
@@ -1277,6 +1305,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE(parse_offset_limits),
 	KUNIT_CASE_PARAM(parse_uprobe_no_symbols, parse_uprobe_type_gen_params),
 	KUNIT_CASE_PARAM(parse_string_type_logged, parse_string_type_gen_params),
+	KUNIT_CASE_PARAM(parse_string_array_needs_pointers, parse_string_array_gen_params),
 	KUNIT_CASE_PARAM(parse_number_overflow, parse_number_overflow_gen_params),
 	KUNIT_CASE_PARAM(parse_too_many_args, too_many_args_gen_params),
 	KUNIT_CASE_PARAM(parse_every_type, type_cross_gen),

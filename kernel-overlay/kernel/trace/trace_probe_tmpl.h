@@ -235,9 +235,16 @@ process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val, void *dest
 			fetch_extract_bitfield(bf, dest);
 		return ret;
 	}
-	/* an array of strings has a dereference to redo before its store */
-	if (strings && st == code)
+	/*
+	 * An array of strings has a dereference to redo before its store;
+	 * the parser refuses one without, and the record must not keep
+	 * data_loc words nobody wrote.
+	 */
+	if (strings && st == code) {
+		if (dest)
+			fetch_clear_faulted(st, count, dest);
 		return -EILSEQ;
+	}
 
 	if (dest && strings)
 		area = *(u32 *)dest;
