@@ -279,15 +279,15 @@ process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val, void *dest
 	return total;
 }
 
-/* The bytes all string arguments of TP need for this hit. */
-static nokprobe_inline int __get_data_size(struct trace_probe *tp, struct pt_regs *regs)
+/* The bytes all string arguments of TP need for the hit REC. */
+static nokprobe_inline int __get_data_size(struct trace_probe *tp, void *rec)
 {
 	int i, len, total = 0;
 
 	for (i = 0; i < tp->nr_args; i++) {
 		if (likely(!tp->args[i].dynamic))
 			continue;
-		len = process_fetch_insn(tp->args[i].code, regs, NULL, NULL);
+		len = process_fetch_insn(tp->args[i].code, rec, NULL, NULL);
 		if (len > 0)
 			total += len;
 	}
