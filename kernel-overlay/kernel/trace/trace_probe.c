@@ -87,6 +87,7 @@ static const char *probe_error_text[TP_ERR_MAX] = {
 	[TP_ERR_NO_EP_FILTER]		= "No filter rule after 'if'",
 	[TP_ERR_EVENT_TOO_BIG]		= "Event too big (too many fields?)",
 	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
+	[TP_ERR_ARGS_ON_RETPROBE]	= "$argN is not available on return probe",
 };
 
 /* ------------------------------------------------------------------ */
@@ -456,6 +457,22 @@ static void probe_prog_free_data(struct fetch_insn *insn, int n)
 			kfree(insn[i].data);
 }
 
+/*
+ * Where $argN can be read: at a function's entry, where the calling
+ * convention put the arguments.  Kernel probes read them with the
+ * arch's regs_get_kernel_argument(); uprobes with the x86-64 System V
+ * convention (trace_uprobe.c), and they cannot tell an entry from any
+ * other offset, so they take $argN at every entry probe.
+ */
+static bool probe_has_args(unsigned int flags)
+{
+	if ((flags & (TPARG_FL_FENTRY | TPARG_FL_RETURN | TPARG_FL_TPOINT)) != TPARG_FL_FENTRY)
+		return false;
+	if (flags & TPARG_FL_KERNEL)
+		return IS_ENABLED(CONFIG_HAVE_FUNCTION_ARG_ACCESS_API);
+	return IS_ENABLED(CONFIG_X86_64);
+}
+
 /* "$NAME" at POS; NAME is what follows the '$'. */
 static int parse_var(struct probe_prog *prog, const char *name, int pos)
 {
@@ -500,13 +517,12 @@ static int parse_var(struct probe_prog *prog, const char *name, int pos)
 		insn->param = n;
 		return 0;
 	}
-#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
-	/* arguments are where the calling convention put them only at entry */
 	len = str_has_prefix(name, "arg");
-	if (len && (prog->flags & TPARG_FL_MASK) == (TPARG_FL_KERNEL | TPARG_FL_FENTRY)) {
+	if (len && probe_has_args(prog->flags)) {
 		if (kstrtoul(name + len, 10, &n))
 			goto bad_var;
-		if (!n || n > PARAM_MAX_STACK) {
+		/* like $stackN, a user function's arguments are bounded by nothing */
+		if (!n || n > ((prog->flags & TPARG_FL_KERNEL) ? PARAM_MAX_STACK : UINT_MAX)) {
 			trace_probe_log_err(pos, BAD_ARG_NUM);
 			return -EINVAL;
 		}
@@ -514,7 +530,12 @@ static int parse_var(struct probe_prog *prog, const char *name, int pos)
 		insn->param = n - 1;
 		return 0;
 	}
-#endif
+	/* a uretprobe runs after the function: its argument registers are gone */
+	if (len && isdigit(name[len]) &&
+	    (prog->flags & (TPARG_FL_KERNEL | TPARG_FL_RETURN)) == TPARG_FL_RETURN) {
+		trace_probe_log_err(pos, ARGS_ON_RETPROBE);
+		return -EINVAL;
+	}
 bad_var:
 	trace_probe_log_err(pos, BAD_VAR);
 	return -EINVAL;

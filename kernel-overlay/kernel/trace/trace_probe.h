@@ -422,6 +422,8 @@ enum trace_probe_error {
 	TP_ERR_EVENT_TOO_BIG,
 	/* the fork's: 6.1 dropped arguments past MAX_TRACE_ARGS silently */
 	TP_ERR_TOO_MANY_ARGS,
+	/* the fork's: 6.1 has no $argN on uprobes */
+	TP_ERR_ARGS_ON_RETPROBE,
 	TP_ERR_MAX
 };
 

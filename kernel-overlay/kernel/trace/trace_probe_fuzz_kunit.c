@@ -56,14 +56,15 @@ struct probe_kind {
 /*
  * The flags are those trace_kprobe.c, trace_uprobe.c and trace_eprobe.c
  * pass: a kprobe at a function's entry also takes $argN, one inside it
- * does not.
+ * does not; the fork's uprobes take it at every entry probe (6.1's
+ * parser ignores the flag without TPARG_FL_KERNEL).
  */
 static const struct probe_kind probe_kinds[] = {
 	{ "trace_kprobe", { "p:kfork/fuzz", "vfs_read" }, TPARG_FL_KERNEL | TPARG_FL_FENTRY },
 	{ "trace_kprobe", { "r:kfork/fuzz", "vfs_read" },
 	  TPARG_FL_KERNEL | TPARG_FL_FENTRY | TPARG_FL_RETURN },
 	{ "trace_kprobe", { "p:kfork/fuzz", "vfs_read+4" }, TPARG_FL_KERNEL },
-	{ "trace_uprobe", { "p:kfork/fuzz", "/bin/sh:0x10" }, 0 },
+	{ "trace_uprobe", { "p:kfork/fuzz", "/bin/sh:0x10" }, TPARG_FL_FENTRY },
 	{ "trace_uprobe", { "r:kfork/fuzz", "/bin/sh:0x10" }, TPARG_FL_RETURN },
 	{ "event_probe", { "e:kfork/fuzz", "sched.sched_switch" },
 	  TPARG_FL_KERNEL | TPARG_FL_TPOINT },

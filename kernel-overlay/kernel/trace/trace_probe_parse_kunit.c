@@ -276,6 +276,25 @@ KUNIT_ARRAY_PARAM(parse_array, parse_array_cases, parse_ok_desc);
 KUNIT_ARRAY_PARAM(parse_layout, parse_layout_cases, parse_ok_desc);
 KUNIT_ARRAY_PARAM(parse_uprobe, parse_uprobe_cases, parse_ok_desc);
 
+/*
+ * $argN on uprobes, which 6.1 refuses ("Invalid $-variable
+ * specified"): an entry probe records it like any other value, by the
+ * type written or as x64.
+ */
+static const struct parse_ok_case parse_uprobe_arg_cases[] = {
+	UPROBE("0x10", " a=$arg1", FIELD("u64 a", 16, 8, 0), " a=" X64_FMT, ", REC->a"),
+	UPROBE("0x10", " a=$arg6:s32", FIELD("s32 a", 16, 4, 1), " a=%d", ", REC->a"),
+	UPROBE("0x10", " a=$arg7:u16", FIELD("u16 a", 16, 2, 0), " a=%u", ", REC->a"),
+	UPROBE("0x10", " a=+8($arg2):x8[2]", FIELD("u8 a[]", 16, 2, 0),
+	       " a={0x%x,0x%x}", ", REC->a[0], REC->a[1]"),
+	UPROBE("0x10", " s=+0($arg9):string",
+	       FIELD("__data_loc char[] s", 16, 4, 1), " s=\\\"%s\\\"", ", __get_str(s)"),
+	/* the largest number, 2^32 - 1, as for $stackN on uprobes */
+	UPROBE("0x10", " a=$arg4294967295:b3@1/8", FIELD("u8 a", 16, 1, 0), " a=%u", ", REC->a"),
+};
+
+KUNIT_ARRAY_PARAM(parse_uprobe_arg, parse_uprobe_arg_cases, parse_ok_desc);
+
 /* The format file of EVENT from its first __probe field to the end. */
 static const char *event_format_tail(struct kunit *test)
 {
@@ -348,6 +367,11 @@ static void parse_layouts(struct kunit *test)
 }
 
 static void parse_uprobes(struct kunit *test)
+{
+	expect_event(test);
+}
+
+static void parse_uprobe_args(struct kunit *test)
 {
 	expect_event(test);
 }
@@ -466,7 +490,6 @@ static const struct parse_err_case parse_uprobe_err_cases[] = {
 	UPROBE_ERR("p " TARGET ":10^%hoge", "Invalid probed address suffix"),
 	UPROBE_ERR("p " TARGET ":10 ^@+ab", "Invalid file offset value"),
 	UPROBE_ERR("p " TARGET ":10 ^@symbol", "Symbol is not available with uprobe"),
-	UPROBE_ERR("p " TARGET ":10 ^$arg1", "Invalid $-variable specified"),
 	UPROBE_ERR("p " TARGET ":10 ^$retval", "$retval is not available on probe"),
 	UPROBE_ERR("p " TARGET ":10 +0(^$comm)", "$comm can not be dereferenced"),
 	UPROBE_ERR("p " TARGET ":10 %ax:^string", "String accepts only memory argument"),
@@ -606,6 +629,26 @@ static const struct parse_err_case parse_string_type_cases[] = {
 	KPROBE_ERR("p vfs_read a=$comm:^string[2]", "Unknown type is specified"),
 	KPROBE_ERR("p vfs_read a=\\\"abc\":^x32", "Unknown type is specified"),
 };
+
+/*
+ * $argN on uprobes: a return probe runs when the argument registers
+ * hold something else, and $arg0 or a number past 32 bits names no
+ * argument.  6.1 says "Invalid $-variable specified" to each.
+ */
+static const struct parse_err_case parse_uprobe_arg_err_cases[] = {
+	UPROBE_ERR("r " TARGET ":10 ^$arg1", "$argN is not available on return probe"),
+	UPROBE_ERR("p " TARGET ":10%return a=%ax ^$arg2:u8",
+		   "$argN is not available on return probe"),
+	UPROBE_ERR("p " TARGET ":10 ^$arg0", "Invalid argument number"),
+	UPROBE_ERR("p " TARGET ":10 ^$arg4294967296", "Invalid argument number"),
+};
+
+KUNIT_ARRAY_PARAM(parse_uprobe_arg_err, parse_uprobe_arg_err_cases, parse_err_desc);
+
+static void parse_uprobe_arg_errors(struct kunit *test)
+{
+	expect_error_case(test);
+}
 
 KUNIT_ARRAY_PARAM(parse_string_type, parse_string_type_cases, parse_err_desc);
 
@@ -966,7 +1009,7 @@ static const struct arg_rule method_rules[] = {
 static const struct arg_rule arg_err_rules[] = {
 	/* methods a kind lacks */
 	{ "^$retval", KINDS_ENTRY, "$retval is not available on probe" },
-	{ "^$arg1", KIND_KRETPROBE | KINDS_USER, "Invalid $-variable specified" },
+	{ "^$arg1", KIND_KRETPROBE, "Invalid $-variable specified" },
 	{ "^$arg0", KIND_KPROBE, "Invalid argument number" },
 	{ "^$arg10000000", KIND_KPROBE, "Invalid argument number" },
 	{ "^$stack10000000", KINDS_KERNEL, "Invalid stack number" },
@@ -1306,6 +1349,8 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_uprobe_no_symbols, parse_uprobe_type_gen_params),
 	KUNIT_CASE_PARAM(parse_string_type_logged, parse_string_type_gen_params),
 	KUNIT_CASE_PARAM(parse_string_array_needs_pointers, parse_string_array_gen_params),
+	KUNIT_CASE_PARAM(parse_uprobe_args, parse_uprobe_arg_gen_params),
+	KUNIT_CASE_PARAM(parse_uprobe_arg_errors, parse_uprobe_arg_err_gen_params),
 	KUNIT_CASE_PARAM(parse_number_overflow, parse_number_overflow_gen_params),
 	KUNIT_CASE_PARAM(parse_too_many_args, too_many_args_gen_params),
 	KUNIT_CASE_PARAM(parse_every_type, type_cross_gen),

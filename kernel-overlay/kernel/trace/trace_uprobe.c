@@ -227,6 +227,32 @@ static unsigned long uprobe_stack_entry(struct pt_regs *regs, unsigned int n)
 	return val;
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * Argument N (from 0) of a user function at its first instruction, by
+ * the x86-64 System V convention: the first six in registers, the rest
+ * on the stack from the word above the return address.
+ */
+static unsigned long uprobe_func_arg(struct pt_regs *regs, unsigned int n)
+{
+	static const unsigned int in_regs[] = {
+		offsetof(struct pt_regs, di), offsetof(struct pt_regs, si),
+		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, cx),
+		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	};
+
+	if (n < ARRAY_SIZE(in_regs))
+		return regs_get_register(regs, in_regs[n]);
+	return uprobe_stack_entry(regs, n - ARRAY_SIZE(in_regs) + 1);
+}
+#else
+/* the parser takes $argN on uprobes only on x86-64 */
+static unsigned long uprobe_func_arg(struct pt_regs *regs, unsigned int n)
+{
+	return 0;
+}
+#endif
+
 /* The load of a fetch program, from the hit REC; the core does the rest. */
 static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
 {
@@ -245,6 +271,9 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, vo
 		break;
 	case FETCH_OP_RETVAL:
 		val = regs_return_value(hit->regs);
+		break;
+	case FETCH_OP_ARG:
+		val = uprobe_func_arg(hit->regs, code->param);
 		break;
 	case FETCH_OP_IMM:
 		val = code->immediate;
@@ -1118,7 +1147,7 @@ static void uprobe_default_name(char *buf, const struct uprobe_place *place)
 
 static int uprobe_parse_args(struct trace_uprobe *tu, int argc, const char **argv)
 {
-	unsigned int flags = uprobe_is_return(tu) ? TPARG_FL_RETURN : 0;
+	unsigned int flags = uprobe_is_return(tu) ? TPARG_FL_RETURN : TPARG_FL_FENTRY;
 	int i, ret;
 
 	/* the arguments are words 2 on */

@@ -342,6 +342,36 @@ def probes(elf: Elf) -> List[Probe]:
             Probe('kf_exit', 'r', sym['kf_work'], ret)]
 
 
+def fork_probes(elf: Elf) -> List[Probe]:
+    """The fork's $argN on uprobes (kunit/project-behaviour's uprobe
+    cases): at kf_work's first instruction the x86-64 SysV ABI has the
+    integer arguments in rdi, rsi, rdx, rcx, r8, r9, then on the stack
+    above the return address, so $arg7 is $stack1 and $arg8 $stack2."""
+    rec_bits = pack_bits(num('KF_REC_LOW'), num('KF_REC_MID'), num('KF_REC_HIGH'))
+    args = [
+        Arg('a1', 'a1=$arg1:s64', lambda i: str(num('KF_A') + i), '$arg1 (rdi), s64'),
+        Arg('a2', 'a2=$arg2:u32', const(str(num('KF_B'))), '$arg2 (rsi), u32'),
+        Arg('a3', 'a3=+0($arg3):string', const(f'"{VALUES["KF_STR"]}"'),
+            'string through $arg3 (rdx)'),
+        Arg('a4', 'a4=+0($arg4):s64', const(shown(num('KF_ID'), 's64')),
+            'dereference of $arg4 (rcx)'),
+        Arg('a4n', 'a4n=+0(+8($arg4)):string', const(f'"{VALUES["KF_NAME"]}"'),
+            'nested dereference of $arg4, string'),
+        Arg('a5', 'a5=+0($arg5):b7@4/32', const(bitfield(rec_bits, 7, 4)),
+            'bitfield through $arg5 (r8)'),
+        Arg('a6', 'a6=$arg6:s64', const(str(num('KF_F'))), '$arg6 (r9)'),
+        Arg('a7', 'a7=$arg7:s64', const(str(num('KF_G'))), '$arg7, the first on the stack'),
+        Arg('a8', 'a8=$arg8:u16', const(str(num('KF_H'))), '$arg8, the second on the stack'),
+        Arg('ax', 'ax=$arg1', lambda i: shown(num('KF_A') + i, 'x64'), '$arg1, default x64'),
+    ]
+    return [Probe('kf_args', 'p', elf.symbols['kf_work'], args)]
+
+
+def is_fork() -> bool:
+    """The guest's build, as tools/vm passes it; by hand, the fork."""
+    return os.environ.get('KFORK_VARIANT', 'fork') != 'upstream-impl'
+
+
 # --- the trace --------------------------------------------------------------
 
 _LINE = re.compile(r':\s+(\w+):\s+\((0x[0-9a-f]+)(?: <- (0x[0-9a-f]+))?\)\s*(.*)$')
@@ -460,6 +490,31 @@ def check_error_log(tap: Tap, trace: Path, events: Path, path: Path, elf: Elf,
     tap.check(not (trace / 'events' / GROUP / 'kf_bad').exists(), 'no kf_bad event')
 
 
+def check_args_refused(tap: Tap, trace: Path, events: Path, command: str, arg: str,
+                       why: str, what: str) -> None:
+    """COMMAND is refused, error_log gives WHY with the caret under ARG."""
+    write(trace / 'error_log', '', append=False)
+    err = write(events, command)
+    log = (trace / 'error_log').read_text()
+    tap.check(err is not None and f'trace_uprobe: error: {why}' in log, what, log)
+    tap.check(caret_column(log) == (command, command.index(arg)),
+              f'{what}: caret under {arg}', f'want column {command.index(arg)}, '
+              f'got {caret_column(log)}')
+
+
+def check_fork_args(tap: Tap, trace: Path, events: Path, path: Path, elf: Elf) -> None:
+    """$argN where the fork refuses it, and on upstream everywhere."""
+    place = f'{path}:{elf.file_offset(elf.symbols["kf_work"]):#x}'
+    if not is_fork():
+        for probe in fork_probes(elf):
+            check_args_refused(tap, trace, events, probe.definition(path, elf), '$arg1',
+                               'Invalid $-variable specified',
+                               f'{probe.event}: 6.1 refuses $argN on uprobes')
+        return
+    check_args_refused(tap, trace, events, f'r:{GROUP}/kf_argret {place} x=$arg1', '$arg1',
+                       '$argN is not available on return probe', '$argN refused on uretprobe')
+
+
 def run(folder: Path) -> Tap:
     tap = Tap('uprobe')
     trace = tracefs()
@@ -474,7 +529,7 @@ def run(folder: Path) -> Tap:
     if not tap.check(elf.segment_of(elf.symbols['kf_ro']).bias == text_bias,
                      'ELF: kf_ro lies at the text\'s load bias'):
         return tap
-    defs = probes(elf)
+    defs = probes(elf) + (fork_probes(elf) if is_fork() else [])
     for probe in defs:
         err = write(events, probe.definition(binary, elf))
         tap.check(err is None, f'{probe.event}: defined', err or '')
@@ -495,6 +550,7 @@ def run(folder: Path) -> Tap:
         tap.check(hits.get(probe.event) == num('KF_CALLS'), f'{probe.event}: uprobe_profile hits',
                   f'want {num("KF_CALLS")}, got {hits.get(probe.event)}')
     check_error_log(tap, trace, events, binary, elf, listing)
+    check_fork_args(tap, trace, events, binary, elf)
     err = write(events, f'-:{GROUP}/kf_local')
     left = events.read_text()
     tap.check(err is None and '/kf_local ' not in left
