@@ -6,7 +6,9 @@
  * -no-pie, with frame pointers: the test reads addresses, file offsets,
  * the call site and the local's frame slot from the ELF it gets.
  */
+#include <fcntl.h>
 #include <stddef.h>
+#include <sys/mman.h>
 
 /* Low bits first, as GCC lays out bitfields on little-endian x86-64. */
 struct kf_bits {
@@ -55,17 +57,35 @@ __attribute__((noinline)) long kf_work(long a, long b, const char *s,
 	return a - b + (s[0] != 0) + (bits == &rec->bits) + f + g + h;
 }
 
-int main(void)
+/*
+ * Gets pointers into a file mapping the program never reads: the probe
+ * reads the strings, so its first reads find the pages not yet mapped.
+ */
+__attribute__((noinline)) void kf_cold(const char *cold, const char *edge)
+{
+	__asm__ volatile("" : : "r"(cold), "r"(edge) : "memory");
+}
+
+int main(int argc, char **argv)
 {
 	struct kf_rec rec = {
 		KF_ID, KF_NAME, { KF_REC_LOW, KF_REC_MID, KF_REC_HIGH },
 		KF_NEG16, KF_NEG8, KF_BYTE,
 	};
 	long sum = 0;
-	int i;
+	const char *cold;
+	int i, fd;
 
-	for (i = 0; i < KF_CALLS; i++)
+	if (argc != 2)
+		return 2;
+	fd = open(argv[1], O_RDONLY);
+	cold = mmap(NULL, 2 * KF_PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (fd < 0 || cold == MAP_FAILED)
+		return 3;
+	for (i = 0; i < KF_CALLS; i++) {
 		sum += kf_work(KF_A + i, KF_B, kf_str, &rec, &rec.bits,
 			       KF_F, KF_G, KF_H);
+		kf_cold(cold, cold + KF_PAGE - KF_EDGE_BEFORE);
+	}
 	return sum == KF_SUM ? 0 : 1;
 }

@@ -39,7 +39,22 @@ VALUES: Dict[str, int | str] = {
     'KF_LOCAL_MUL': 1000,
     'KF_A': -50, 'KF_B': 7, 'KF_F': 6, 'KF_G': -100, 'KF_H': 3,
     'KF_CALLS': 3,
+    # The file kf_cold's pointers map: KF_COLD at its start, KF_EDGE
+    # across its first page boundary, KF_EDGE_BEFORE bytes before it.
+    'KF_PAGE': 4096, 'KF_EDGE_BEFORE': 5,
 }
+KF_COLD = 'kfork-cold'
+KF_EDGE = 'edge-crossing'
+
+
+def cold_file_bytes() -> bytes:
+    """Two pages: KF_COLD at 0, KF_EDGE ending in the second page."""
+    page = num('KF_PAGE')
+    data = bytearray(2 * page)
+    data[:len(KF_COLD) + 1] = KF_COLD.encode() + b'\0'
+    at = page - num('KF_EDGE_BEFORE')
+    data[at:at + len(KF_EDGE) + 1] = KF_EDGE.encode() + b'\0'
+    return bytes(data)
 
 
 def num(name: str) -> int:
@@ -337,9 +352,23 @@ def probes(elf: Elf) -> List[Probe]:
         Arg('rv', 'rv=$retval:s64', lambda i: str(kf_work_result(i)), '$retval s64'),
         Arg('rx', 'rx=$retval:x32', lambda i: shown(kf_work_result(i), 'x32'), '$retval x32'),
     ]
+    # kf_cold's strings lie in pages of a file mapping the program never
+    # touches: the first hit's reads must bring them in (a fetch that
+    # cannot sleep misses them), later hits find them mapped.
+    cold = [
+        Arg('cold', 'cold=+0(%di):string', const(f'"{KF_COLD}"'),
+            'string in a page not yet mapped'),
+        Arg('edge', 'edge=+0(%si):string', const(f'"{KF_EDGE}"'),
+            'string across a page boundary, not yet mapped'),
+        # the first 8 bytes of KF_COLD as a pointer: not canonical, so the
+        # read in the chain faults
+        Arg('bad', 'bad=+0(+0(%di)):string', const('(fault)'),
+            'fault inside a chain on a mapped file'),
+    ]
     return [Probe('kf_entry', 'p', sym['kf_work'], entry),
             Probe('kf_local', 'p', elf.sink_call_site, local),
-            Probe('kf_exit', 'r', sym['kf_work'], ret)]
+            Probe('kf_exit', 'r', sym['kf_work'], ret),
+            Probe('kf_cold', 'p', sym['kf_cold'], cold)]
 
 
 def fork_probes(elf: Elf) -> List[Probe]:
@@ -539,7 +568,9 @@ def run(folder: Path) -> Tap:
         tap.check(any(line.startswith(head + ' ') for line in listing.splitlines()),
                   f'{probe.event}: listed in uprobe_events', f'want {head}\n{listing}')
     write(trace / 'events' / GROUP / 'enable', '1', append=False)
-    status = subprocess.run([str(binary)]).returncode
+    cold_file = folder / 'kf_cold.bin'
+    cold_file.write_bytes(cold_file_bytes())
+    status = subprocess.run([str(binary), str(cold_file)]).returncode
     write(trace / 'events' / GROUP / 'enable', '0', append=False)
     tap.check(status == 0, 'kf_target ran and checked its own sum', f'exit status {status}')
     records = parse_trace((trace / 'trace').read_text())
