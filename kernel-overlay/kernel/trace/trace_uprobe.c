@@ -963,26 +963,37 @@ static bool uprobe_event_has_twin(struct trace_uprobe *to, struct trace_uprobe *
 	return false;
 }
 
+/*
+ * Why TU cannot join the event of TO, as an error_log cause (TP_ERR_MAX
+ * if it can) and the word of the command to show it under.
+ */
+static enum trace_probe_error uprobe_join_conflict(struct trace_uprobe *tu,
+						   struct trace_uprobe *to, int *word)
+{
+	int differs;
+
+	*word = 0;
+	if (uprobe_is_return(tu) != uprobe_is_return(to))
+		return TP_ERR_DIFF_PROBE_TYPE;
+	differs = trace_probe_compare_arg_type(&tu->tp, &to->tp);
+	if (differs) {
+		/* argument N (from 1) is word N + 1 */
+		*word = differs + 1;
+		return TP_ERR_DIFF_ARG_TYPE;
+	}
+	return uprobe_event_has_twin(to, tu) ? TP_ERR_SAME_PROBE : TP_ERR_MAX;
+}
+
 /* Add TU to the event of TO, which must record the same arguments. */
 static int uprobe_event_join(struct trace_uprobe *tu, struct trace_uprobe *to)
 {
-	int ret;
+	enum trace_probe_error why;
+	int word, ret;
 
-	if (uprobe_is_return(tu) != uprobe_is_return(to)) {
-		trace_probe_log_set_index(0);
-		trace_probe_log_err(0, DIFF_PROBE_TYPE);
-		return -EEXIST;
-	}
-	ret = trace_probe_compare_arg_type(&tu->tp, &to->tp);
-	if (ret) {
-		/* the arguments are words 2 on */
-		trace_probe_log_set_index(ret + 1);
-		trace_probe_log_err(0, DIFF_ARG_TYPE);
-		return -EEXIST;
-	}
-	if (uprobe_event_has_twin(to, tu)) {
-		trace_probe_log_set_index(0);
-		trace_probe_log_err(0, SAME_PROBE);
+	why = uprobe_join_conflict(tu, to, &word);
+	if (why != TP_ERR_MAX) {
+		trace_probe_log_set_index(word);
+		__trace_probe_log_err(0, why);
 		return -EEXIST;
 	}
 	ret = trace_probe_append(&tu->tp, &to->tp);
@@ -1073,6 +1084,21 @@ struct uprobe_place {
 	bool		is_return;
 };
 
+/*
+ * Hold the file NAME names in PATH.  Only a regular file can be probed:
+ * anything else is -EINVAL, with nothing held.
+ */
+static int uprobe_hold_file(const char *name, struct path *path)
+{
+	int ret = kern_path(name, LOOKUP_FOLLOW, path);
+
+	if (ret || d_is_reg(path->dentry))
+		return ret;
+	path_put(path);
+	*path = (struct path){};
+	return -EINVAL;
+}
+
 /* "(REF_CTR_OFFSET)" at the end of the word, if there; cut off. */
 static int uprobe_parse_refctr(struct uprobe_place *place, char *spec)
 {
@@ -1109,14 +1135,11 @@ static int uprobe_parse_place(struct uprobe_place *place, char *word, char *colo
 
 	place->filename = word;
 	*colon = '\0';
-	ret = kern_path(word, LOOKUP_FOLLOW, &place->path);
+	ret = uprobe_hold_file(word, &place->path);
 	if (ret) {
-		trace_probe_log_err(0, FILE_NOT_FOUND);
+		__trace_probe_log_err(0, ret == -EINVAL ? TP_ERR_NO_REGULAR_FILE :
+				      TP_ERR_FILE_NOT_FOUND);
 		return ret;
-	}
-	if (!d_is_reg(place->path.dentry)) {
-		trace_probe_log_err(0, NO_REGULAR_FILE);
-		return -EINVAL;
 	}
 	ret = uprobe_parse_refctr(place, spec);
 	if (ret)
@@ -1408,15 +1431,10 @@ struct trace_event_call *create_local_trace_uprobe(char *name, unsigned long off
 {
 	struct trace_uprobe *tu;
 	struct path path;
-	int ret;
+	int ret = uprobe_hold_file(name, &path);
 
-	ret = kern_path(name, LOOKUP_FOLLOW, &path);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!d_is_reg(path.dentry)) {
-		path_put(&path);
-		return ERR_PTR(-EINVAL);
-	}
 	/* never in dyn_event_list, so its name need not be unique */
 	tu = uprobe_alloc(UPROBE_EVENT_SYSTEM, "DUMMY_EVENT", 0, is_return);
 	if (IS_ERR(tu)) {
