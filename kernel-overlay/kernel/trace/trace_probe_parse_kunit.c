@@ -599,6 +599,65 @@ static void parse_uprobe_errors(struct kunit *test)
 	expect_error_case(test);
 }
 
+/*
+ * A probe written under the name of an existing uprobe event joins it
+ * (a multiprobe event) if it is of the same kind and records the same
+ * arguments, by name, type and count, and is not the same probe again.
+ * The causes are shown under the command's first word, or under the
+ * first argument that differs.
+ */
+struct parse_append_case {
+	const char *second;	/* with '^' at the error, if refused */
+	const char *err;	/* NULL: it joins, at OFFSET reading REG */
+	unsigned int offset;
+	const char *reg;
+};
+
+#define UPROBE_FIRST	"p:" EVENT " " TARGET ":0x10 a=%ax"
+#define UPROBE_LINE	"p:" EVENT " " TARGET ":0x%016x a=%s\n"
+
+static const struct parse_append_case parse_uprobe_append_cases[] = {
+	{ "p:" EVENT " " TARGET ":0x20 a=%ax", NULL, 0x20, "%ax" },
+	{ "p:" EVENT " " TARGET ":0x10 a=%bx", NULL, 0x10, "%bx" },
+	{ "^r:" EVENT " " TARGET ":0x20 a=%ax", "Probe type is different from existing probe" },
+	{ "p:" EVENT " " TARGET ":0x20 ^b=%ax",
+	  "Argument type or name is different from existing probe" },
+	{ "p:" EVENT " " TARGET ":0x20 ^a=%ax:u8",
+	  "Argument type or name is different from existing probe" },
+	/* one argument more: the first past the event's is at fault */
+	{ "p:" EVENT " " TARGET ":0x20 a=%ax ^c=%bx",
+	  "Argument type or name is different from existing probe" },
+	{ "^" UPROBE_FIRST, "There is already the exact same probe event" },
+};
+
+static void parse_append_desc(const struct parse_append_case *c, char *desc)
+{
+	strscpy(desc, c->second, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse_uprobe_append, parse_uprobe_append_cases, parse_append_desc);
+
+static void parse_uprobe_appends(struct kunit *test)
+{
+	const struct parse_append_case *c = test->param_value;
+	char *both;
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "uprobe_events", UPROBE_FIRST),
+			(ssize_t)strlen(UPROBE_FIRST));
+	if (c->err) {
+		expect_parse_error(test, "uprobe_events", "trace_uprobe", c->second, c->err);
+	} else {
+		KUNIT_ASSERT_EQ(test, probe_test_write(test, "uprobe_events", c->second),
+				(ssize_t)strlen(c->second));
+		/* the listing shows each probe, the offset in 16 hex digits */
+		both = probe_test_printf(test, UPROBE_LINE UPROBE_LINE, 0x10, "%ax",
+					 c->offset, c->reg);
+		probe_test_read(test, "uprobe_events");
+		KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, both);
+	}
+	KUNIT_EXPECT_GE(test, probe_test_write(test, "uprobe_events", "-:" EVENT), 0);
+}
+
 static void parse_eprobe_errors(struct kunit *test)
 {
 	expect_error_case(test);
@@ -1338,6 +1397,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_uprobes, parse_uprobe_gen_params),
 	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
+	KUNIT_CASE_PARAM(parse_uprobe_appends, parse_uprobe_append_gen_params),
 	KUNIT_CASE_PARAM(parse_eprobes, parse_eprobe_gen_params),
 	KUNIT_CASE_PARAM(parse_eprobe_errors, parse_eprobe_err_gen_params),
 	KUNIT_CASE(parse_name_limits),
