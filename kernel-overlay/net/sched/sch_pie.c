@@ -164,9 +164,10 @@ void pie_calculate_probability(struct pie_params *params, struct pie_vars *vars,
 		qdelay_old = vars->qdelay_old;
 	}
 
-	vars->prob = pie_prob_add(vars->prob,
-				  pie_prob_delta(params, vars->prob, qdelay,
-						 qdelay_old));
+	/* prob and qdelay are dumped without the qdisc lock */
+	WRITE_ONCE(vars->prob, pie_prob_add(vars->prob,
+					    pie_prob_delta(params, vars->prob, qdelay,
+							   qdelay_old)));
 
 	/*
 	 * No delay over two updates with an empty queue: the link is idle,
@@ -175,9 +176,9 @@ void pie_calculate_probability(struct pie_params *params, struct pie_vars *vars,
 	 */
 	decay = qdelay == 0 && qdelay_old == 0 && backlog == 0;
 	if (decay)
-		vars->prob -= vars->prob / 64;
+		WRITE_ONCE(vars->prob, vars->prob - vars->prob / 64);
 
-	vars->qdelay = qdelay;
+	WRITE_ONCE(vars->qdelay, qdelay);
 	vars->backlog_old = backlog;
 
 	/*
@@ -210,7 +211,7 @@ static void pie_dequeue_timestamped(struct sk_buff *skb, struct pie_vars *vars,
 	psched_time_t now = psched_get_time();
 	psched_time_t elapsed = 0;
 
-	vars->qdelay = backlog ? now - pie_get_enqueue_time(skb) : 0;
+	WRITE_ONCE(vars->qdelay, backlog ? now - pie_get_enqueue_time(skb) : 0);
 	if (vars->dq_tstamp != DTIME_INVALID)
 		elapsed = now - vars->dq_tstamp;
 	vars->dq_tstamp = now;
@@ -343,7 +344,7 @@ static int pie_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	u32 qlen = qdisc_qlen(sch);
 
 	if (unlikely(qlen >= sch->limit)) {
-		q->stats.overlimit++;
+		WRITE_ONCE(q->stats.overlimit, q->stats.overlimit + 1);
 		goto drop;
 	}
 
@@ -353,17 +354,18 @@ static int pie_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		if (!q->params.ecn || q->vars.prob > MAX_PROB / 10 ||
 		    !INET_ECN_set_ce(skb))
 			goto drop;
-		q->stats.ecn_mark++;
+		WRITE_ONCE(q->stats.ecn_mark, q->stats.ecn_mark + 1);
 	}
 
 	if (!q->params.dq_rate_estimator)
 		pie_set_enqueue_time(skb);
-	q->stats.packets_in++;
-	q->stats.maxq = max(q->stats.maxq, qlen);
+	/* the counters are dumped without the qdisc lock */
+	WRITE_ONCE(q->stats.packets_in, q->stats.packets_in + 1);
+	WRITE_ONCE(q->stats.maxq, max(q->stats.maxq, qlen));
 	return qdisc_enqueue_tail(skb, sch);
 
 drop:
-	q->stats.dropped++;
+	WRITE_ONCE(q->stats.dropped, q->stats.dropped + 1);
 	q->vars.accu_prob = 0;
 	return qdisc_drop(skb, sch, to_free);
 }
