@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 import unittest
+from pathlib import Path
 from typing import List
 
 from kfork import guest_tc as tcs
@@ -46,6 +47,21 @@ DWARF = """\
     <266>   DW_AT_name        : (indirect string, offset: 0x59): kf_sink
 """
 
+READELF_N = """\
+Displaying notes found in: .note.stapsdt
+  Owner                Data size \tDescription
+  stapsdt              0x0000002b\tNT_STAPSDT (SystemTap probe descriptors)
+    Provider: libc
+    Name: setjmp
+    Location: 0x0000000000401000, Base: 0x0000000000002022, Semaphore: 0x0000000000000000
+    Arguments: 8@%rdi -4@%esi 8@%rax
+  stapsdt              0x0000002b\tNT_STAPSDT (SystemTap probe descriptors)
+    Provider: kfork
+    Name: tick
+    Location: 0x000000000000140b, Base: 0x0000000000002022, Semaphore: 0x0000000000004054
+    Arguments: -8@%rax
+"""
+
 TRACE = """\
 # tracer: nop
        kf_target-95      [000] DNZff    31.1: kf_entry: (0x401116) a=-50 s="kfork-global" top=0x7ffd1b8c
@@ -63,7 +79,7 @@ class UprobeElfTest(unittest.TestCase):
     def test_segments_and_file_offsets(self) -> None:
         segs = up.parse_segments(READELF_L)
         self.assertEqual([s.flags for s in segs], ['R', 'RE', 'RW'])
-        elf = up.Elf({}, segs, 0, 0, 0)
+        elf = up.Elf({}, segs, 0, 0, 0, up.Usdt(0, 0, ''))
         # Text: bias 0x400000; the RW segment's bias is 0x401000.
         self.assertEqual(elf.file_offset(0x401116), 0x1116)
         self.assertEqual(elf.file_offset(0x404010), 0x3010)
@@ -86,6 +102,42 @@ class UprobeElfTest(unittest.TestCase):
         no_cfa = DWARF.replace('DW_OP_call_frame_cfa', 'DW_OP_breg6')
         with self.assertRaises(ValueError):
             up.parse_local_fbreg(no_cfa, 'kf_work', 'kf_local')
+
+    def test_plt_call_site(self) -> None:
+        # a shared library calls its own global functions through the PLT
+        funcs = up.disassembly(OBJDUMP.replace('<kf_work>\n  40123e', '<kf_work@plt>\n  40123e'))
+        self.assertEqual(up.return_site(funcs, 'main', 'kf_work'), 0x40123e)
+
+    def test_usdt_note(self) -> None:
+        usdt = up.parse_usdt(READELF_N, 'kfork', 'tick')
+        self.assertEqual(usdt, up.Usdt(0x140b, 0x4054, '-8@%rax'))
+        with self.assertRaises(ValueError):
+            up.parse_usdt(READELF_N, 'kfork', 'tock')
+
+    def test_sdt_arguments(self) -> None:
+        # sys/sdt.h: SIZE@OPERAND, a negative size for a signed value
+        self.assertEqual(up.sdt_fetcharg('-8@%rax'), '%ax:s64')
+        self.assertEqual(up.sdt_fetcharg('4@%r9d'), '%r9:u32')
+        self.assertEqual(up.sdt_fetcharg('-4@-20(%rbp)'), '-20(%bp):s32')
+        self.assertEqual(up.sdt_fetcharg('2@8(%rsp)'), '+8(%sp):u16')
+        self.assertEqual(up.sdt_fetcharg('1@(%rdi)'), '+0(%di):u8')
+        self.assertEqual(up.sdt_fetcharg('-8@$-5'), '\\-5:s64')
+        with self.assertRaises(ValueError):
+            up.sdt_fetcharg('%rax')
+
+    def test_load_from_maps(self) -> None:
+        segs = up.parse_segments(READELF_L.replace('0x0000000000400000 0x0000000000400000',
+                                                   '0x0000000000000000 0x0000000000000000'))
+        elf = up.Elf({}, segs, 0, 0, 0, up.Usdt(0, 0, ''))
+        maps = ('555555554000-555555555000 r--p 00000000 00:1f 12 /tmp/u/PIE/kf_target\n'
+                '555555555000-555555556000 r-xp 00001000 00:1f 12 /tmp/u/PIE/kf_target\n')
+        self.assertEqual(up.parse_load(maps, Path('/tmp/u/PIE/kf_target'), elf), 0x555555554000)
+        # an executable at a fixed address: load 0
+        fixed = up.Elf({}, up.parse_segments(READELF_L), 0, 0, 0, up.Usdt(0, 0, ''))
+        self.assertEqual(up.parse_load(maps.replace('555555554000-', '400000-'),
+                                       Path('/tmp/u/PIE/kf_target'), fixed), 0)
+        with self.assertRaises(ValueError):
+            up.parse_load(maps, Path('/tmp/other'), elf)
 
     def test_nm(self) -> None:
         self.assertEqual(up.parse_nm('0000000000404010 D kf_int\n                 U puts\n'),

@@ -2,13 +2,23 @@
 /*
  * The program the guest uprobe test probes (kfork.guest_uprobe). Every
  * value comes from a -D option the test passes to gcc, so the test knows
- * what each probe must record without running anything. Built -O0,
- * -no-pie, with frame pointers: the test reads addresses, file offsets,
- * the call site and the local's frame slot from the ELF it gets.
+ * what each probe must record without running anything. Built -O0 with
+ * frame pointers, as an executable (non-PIE, PIE or static) or, with
+ * -Dmain=kf_main, as a shared library a stub calls: the test reads
+ * addresses, file offsets, the call sites, the local's frame slot and
+ * the USDT note from the ELF it gets.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+/* A USDT probe with a semaphore: tracers count it up while they listen. */
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+
+unsigned short kfork_tick_semaphore __attribute__((section(".probes")));
 
 /* Low bits first, as GCC lays out bitfields on little-endian x86-64. */
 struct kf_bits {
@@ -66,6 +76,22 @@ __attribute__((noinline)) void kf_cold(const char *cold, const char *edge)
 	__asm__ volatile("" : : "r"(cold), "r"(edge) : "memory");
 }
 
+/*
+ * With a second argument the program stops at each step: it prints the
+ * step and its semaphore, then waits for a byte on stdin, so the test
+ * can look at its mappings and define, enable or disable probes.
+ */
+static int kf_step(int argc, const char *step)
+{
+	char go;
+
+	if (argc != 3)
+		return 0;
+	printf("%s %u\n", step, *(volatile unsigned short *)&kfork_tick_semaphore);
+	fflush(stdout);
+	return read(0, &go, 1) == 1 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct kf_rec rec = {
@@ -76,16 +102,23 @@ int main(int argc, char **argv)
 	const char *cold;
 	int i, fd;
 
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
 	fd = open(argv[1], O_RDONLY);
 	cold = mmap(NULL, 2 * KF_PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (fd < 0 || cold == MAP_FAILED)
 		return 3;
+	if (kf_step(argc, "ready"))
+		return 4;
 	for (i = 0; i < KF_CALLS; i++) {
 		sum += kf_work(KF_A + i, KF_B, kf_str, &rec, &rec.bits,
 			       KF_F, KF_G, KF_H);
 		kf_cold(cold, cold + KF_PAGE - KF_EDGE_BEFORE);
+		STAP_PROBE1(kfork, tick, KF_TICK + i);
 	}
+	if (kf_step(argc, "done"))
+		return 4;
+	if (kf_step(argc, "after"))
+		return 4;
 	return sum == KF_SUM ? 0 : 1;
 }

@@ -1,12 +1,14 @@
 """The guest's uprobe test: real uprobe events on a program compiled here.
 
 Runs inside a tools/vm guest (python3 -m kfork.guest_uprobe). It compiles
-tools/guest/uprobe/target.c with the values below, reads from the ELF
-where everything is (addresses, file offsets, the call site, the local's
-frame slot), registers uprobe and uretprobe events through tracefs with
-every fetch method of the seed series, runs the program and checks each
-recorded field against the value worked out here from the C source and
-the x86-64 SysV ABI. Prints TAP, one case per check.
+tools/guest/uprobe/target.c with the values below, in each form a program
+takes (a non-PIE, a PIE and a static executable, and a shared library),
+reads from the ELF where everything is (addresses, file offsets, the call
+sites, the local's frame slot, the USDT note), starts the program, reads
+where it was loaded, registers uprobe and uretprobe events through tracefs
+with every fetch method of the seed series, lets the program run and
+checks each recorded field against the value worked out here from the C
+source and the x86-64 SysV ABI. Prints TAP, one case per check.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .common import project_root
 from .tap import Tap
@@ -39,6 +41,8 @@ VALUES: Dict[str, int | str] = {
     'KF_LOCAL_MUL': 1000,
     'KF_A': -50, 'KF_B': 7, 'KF_F': 6, 'KF_G': -100, 'KF_H': 3,
     'KF_CALLS': 3,
+    # the USDT probe kfork:tick's argument at call i is KF_TICK + i
+    'KF_TICK': -4242,
     # The file kf_cold's pointers map: KF_COLD at its start, KF_EDGE
     # across its first page boundary, KF_EDGE_BEFORE bytes before it.
     'KF_PAGE': 4096, 'KF_EDGE_BEFORE': 5,
@@ -127,12 +131,29 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class Usdt:
+    """A stapsdt note: the probe's address, its semaphore's, and its
+    argument as sys/sdt.h writes it (SIZE@OPERAND, SIZE negative when
+    signed)."""
+    location: int
+    semaphore: int
+    argument: str
+
+
+@dataclass(frozen=True)
 class Elf:
     symbols: Dict[str, int]
     segments: List[Segment]
     work_call_site: int    # return address of main's call to kf_work
     sink_call_site: int    # return address of kf_work's call to kf_sink
     local_fbreg: int       # kf_local at frame base (CFA) + this
+    usdt: Usdt             # kfork:tick
+    # Where the running program has it: its address = link address +
+    # load (0 for an executable linked at a fixed address).
+    load: int = 0
+
+    def at(self, vaddr: int) -> int:
+        return vaddr + self.load
 
     def segment_of(self, vaddr: int) -> Segment:
         for seg in self.segments:
@@ -148,6 +169,8 @@ _NM = re.compile(r'^([0-9a-f]+)\s+\w\s+(\S+)$')
 _LOAD = re.compile(r'^\s*LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+'
                    r'(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+(.*?)\s+0x[0-9a-f]+\s*$')
 _INSN = re.compile(r'^\s*([0-9a-f]+):\s+(.*?)\s*$')
+_STAPSDT = re.compile(r'Provider: (\S+)\s+Name: (\S+)\s+Location: (0x[0-9a-f]+), '
+                      r'Base: 0x[0-9a-f]+, Semaphore: (0x[0-9a-f]+)\s+Arguments: (\S+)')
 _FUNC = re.compile(r'^[0-9a-f]+ <(\S+)>:$')
 
 
@@ -182,11 +205,45 @@ def disassembly(text: str) -> Dict[str, List[Tuple[int, str]]]:
     return funcs
 
 
+def parse_usdt(text: str, provider: str, name: str) -> Usdt:
+    """readelf -n: the stapsdt note of PROVIDER:NAME (a static binary
+    also has libc's)."""
+    for m in _STAPSDT.finditer(text):
+        if (m.group(1), m.group(2)) == (provider, name):
+            return Usdt(int(m.group(3), 16), int(m.group(4), 16), m.group(5))
+    raise ValueError(f'no USDT note for {provider}:{name}')
+
+
+# sys/sdt.h names registers as the assembler does; uprobe events take
+# pt_regs' names.
+_SDT_REGS = {f'{p}{r}': r for r in ('ax', 'bx', 'cx', 'dx', 'si', 'di', 'bp', 'sp')
+             for p in ('r', 'e', '')}
+_SDT_REGS.update({f'r{n}{s}': f'r{n}' for n in range(8, 16) for s in ('', 'd', 'w', 'b')})
+_SDT_ARG = re.compile(r'^(-?)(1|2|4|8)@(?:(-?\d+)?\(%(\w+)\)|%(\w+)|\$(-?\d+))$')
+
+
+def sdt_fetcharg(argument: str) -> str:
+    """A USDT argument as a uprobe fetch argument: '-8@%rax' is
+    '%ax:s64', '-4@-20(%rbp)' is '-20(%bp):s32', '4@$5' is '\\5:u32'."""
+    m = _SDT_ARG.match(argument)
+    if not m:
+        raise ValueError(f'USDT argument {argument!r} is not SIZE@OPERAND')
+    sign, size, offset, base, reg, imm = m.groups()
+    type_ = f'{"s" if sign else "u"}{int(size) * 8}'
+    if imm is not None:
+        return f'\\{imm}:{type_}'
+    if reg is not None:
+        return f'%{_SDT_REGS[reg]}:{type_}'
+    offset = int(offset or 0)
+    return f'{"+" if offset >= 0 else "-"}{abs(offset)}(%{_SDT_REGS[base]}):{type_}'
+
+
 def return_site(funcs: Dict[str, List[Tuple[int, str]]], caller: str, callee: str) -> int:
-    """The address after the one call of callee in caller."""
+    """The address after the one call of callee in caller (through the
+    PLT in a shared library)."""
     insns = funcs[caller]
     calls = [i for i, (_, text) in enumerate(insns)
-             if text.startswith('call') and f'<{callee}>' in text]
+             if text.startswith('call') and (f'<{callee}>' in text or f'<{callee}@plt>' in text)]
     if len(calls) != 1 or calls[0] + 1 >= len(insns):
         raise ValueError(f'{caller} does not call {callee} exactly once')
     return insns[calls[0] + 1][0]
@@ -223,7 +280,9 @@ def parse_local_fbreg(text: str, function: str, variable: str) -> int:
     raise ValueError(f'no frame slot for {variable} in {function}')
 
 
-def read_elf(path: Path) -> Elf:
+def read_elf(path: Path, caller: str) -> Elf:
+    """CALLER is the function that calls kf_work: main, or kf_main in
+    the library."""
     def tool(*argv: str) -> str:
         return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
@@ -232,10 +291,22 @@ def read_elf(path: Path) -> Elf:
         raise ValueError('kf_work has no frame-pointer prologue')
     return Elf(parse_nm(tool('nm', str(path))),
                parse_segments(tool('readelf', '-lW', str(path))),
-               return_site(funcs, 'main', 'kf_work'),
+               return_site(funcs, caller, 'kf_work'),
                return_site(funcs, 'kf_work', 'kf_sink'),
                parse_local_fbreg(tool('readelf', '--debug-dump=info', str(path)),
-                                 'kf_work', 'kf_local'))
+                                 'kf_work', 'kf_local'),
+               parse_usdt(tool('readelf', '-nW', str(path)), 'kfork', 'tick'))
+
+
+def parse_load(maps: str, path: Path, elf: Elf) -> int:
+    """/proc/PID/maps: PATH's mapping of file offset 0 holds the first
+    LOAD segment (offset 0), so load = its start - that segment's vaddr."""
+    first = min(seg.vaddr for seg in elf.segments if seg.offset == 0)
+    for line in maps.splitlines():
+        parts = line.split()
+        if len(parts) >= 6 and parts[5] == str(path) and int(parts[2], 16) == 0:
+            return int(parts[0].split('-')[0], 16) - first
+    raise ValueError(f'{path} is not mapped at offset 0:\n{maps}')
 
 
 # --- the probes -------------------------------------------------------------
@@ -259,9 +330,16 @@ class Probe:
     kind: str          # 'p' or 'r'
     vaddr: int
     args: List[Arg]
+    semaphore: Optional[int] = None    # a USDT semaphore's link address
+
+    def place(self, path: Path, elf: Elf) -> str:
+        """PATH:OFFSET[(REF_CTR_OFFSET)] as uprobe_events lists it."""
+        refctr = (f'({elf.file_offset(self.semaphore):#x})'
+                  if self.semaphore is not None else '')
+        return f'{path}:0x{elf.file_offset(self.vaddr):016x}{refctr}'
 
     def definition(self, path: Path, elf: Elf) -> str:
-        return (f'{self.kind}:{GROUP}/{self.event} {path}:{elf.file_offset(self.vaddr):#x} '
+        return (f'{self.kind}:{GROUP}/{self.event} {self.place(path, elf)} '
                 + ' '.join(a.spec for a in self.args))
 
 
@@ -310,25 +388,25 @@ def probes(elf: Elf) -> List[Probe]:
         Arg('u8', 'u8=+23(%cx):u8', const(shown(num('KF_BYTE'), 'u8')), 'u8'),
         Arg('back', 'back=-16(%r8):s64', const(shown(num('KF_ID'), 's64')),
             'negative offset dereference'),
-        Arg('gint', f'gint=@{sym["kf_int"]:#x}:s32', const(shown(num('KF_INT'), 's32')),
-            '@ADDR, s32'),
-        Arg('gu32', f'gu32=@{sym["kf_int"]:#x}:u32', const(shown(num('KF_INT'), 'u32')),
-            '@ADDR, u32'),
-        Arg('gx32', f'gx32=@{sym["kf_int"]:#x}:x32', const(shown(num('KF_INT'), 'x32')),
-            '@ADDR, x32'),
-        Arg('gstr', f'gstr=@{sym["kf_str"]:#x}:string', const(f'"{VALUES["KF_STR"]}"'),
-            '@ADDR string'),
-        Arg('gmid', f'gmid=@{sym["kf_flags"]:#x}:b7@4/32', const(bitfield(flag_bits, 7, 4)),
-            '@ADDR bitfield'),
+        Arg('gint', f'gint=@{elf.at(sym["kf_int"]):#x}:s32',
+            const(shown(num('KF_INT'), 's32')), '@ADDR, s32'),
+        Arg('gu32', f'gu32=@{elf.at(sym["kf_int"]):#x}:u32',
+            const(shown(num('KF_INT'), 'u32')), '@ADDR, u32'),
+        Arg('gx32', f'gx32=@{elf.at(sym["kf_int"]):#x}:x32',
+            const(shown(num('KF_INT'), 'x32')), '@ADDR, x32'),
+        Arg('gstr', f'gstr=@{elf.at(sym["kf_str"]):#x}:string',
+            const(f'"{VALUES["KF_STR"]}"'), '@ADDR string'),
+        Arg('gmid', f'gmid=@{elf.at(sym["kf_flags"]):#x}:b7@4/32',
+            const(bitfield(flag_bits, 7, 4)), '@ADDR bitfield'),
         Arg('ro', f'ro=@+{ro_foffs:#x}:u64', const(shown(num('KF_RO'), 'u64')),
             '@+FILE_OFFSET, u64'),
         Arg('rox', f'rox=@+{ro_foffs:#x}:x64', const(shown(num('KF_RO'), 'x64')),
             '@+FILE_OFFSET, x64'),
-        Arg('ret', 'ret=$stack0', const(hex(elf.work_call_site)),
+        Arg('ret', 'ret=$stack0', const(hex(elf.at(elf.work_call_site))),
             '$stack0 (return address), default type x64'),
         Arg('g', 'g=$stack1:s64', const(str(num('KF_G'))), '$stack1 (7th argument)'),
         Arg('h', 'h=$stack2:u16', const(str(num('KF_H'))), '$stack2 (8th argument)'),
-        Arg('top0', 'top0=+0($stack):x64', const(hex(elf.work_call_site)),
+        Arg('top0', 'top0=+0($stack):x64', const(hex(elf.at(elf.work_call_site))),
             'dereference of $stack'),
         Arg('comm', 'comm=$comm', const('"kf_target"'), '$comm'),
         Arg('imm', 'imm=\\1234:u32', const('1234'), '\\IMM'),
@@ -365,10 +443,15 @@ def probes(elf: Elf) -> List[Probe]:
         Arg('bad', 'bad=+0(+0(%di)):string', const('(fault)'),
             'fault inside a chain on a mapped file'),
     ]
+    # The USDT probe's argument, and its semaphore counted up while the
+    # event is enabled (checked by trace_form).
+    usdt = [Arg('tick', f'tick={sdt_fetcharg(elf.usdt.argument)}',
+                lambda i: str(num('KF_TICK') + i), f'USDT argument {elf.usdt.argument}')]
     return [Probe('kf_entry', 'p', sym['kf_work'], entry),
             Probe('kf_local', 'p', elf.sink_call_site, local),
             Probe('kf_exit', 'r', sym['kf_work'], ret),
-            Probe('kf_cold', 'p', sym['kf_cold'], cold)]
+            Probe('kf_cold', 'p', sym['kf_cold'], cold),
+            Probe('kf_usdt', 'p', elf.usdt.location, usdt, elf.usdt.semaphore)]
 
 
 def fork_probes(elf: Elf) -> List[Probe]:
@@ -474,29 +557,61 @@ def write(path: Path, text: str, append: bool = True) -> Optional[str]:
         return os.strerror(err.errno) if err.errno else str(err)
 
 
-def compile_target(folder: Path) -> Path:
+@dataclass(frozen=True)
+class Form:
+    """A way to build target.c. The program is always kf_target ($comm);
+    in a library form the probes go into the library, which the stub
+    main of STUB calls."""
+    name: str
+    cflags: Tuple[str, ...]
+    library: bool = False
+
+    @property
+    def caller(self) -> str:
+        return 'kf_main' if self.library else 'main'
+
+
+FORMS = (
+    Form('non-PIE', ('-no-pie',)),
+    Form('PIE', ('-pie', '-fPIE')),
+    Form('library', ('-shared', '-fPIC', '-Dmain=kf_main'), library=True),
+    Form('static', ('-static',)),
+)
+STUB = 'int kf_main(int argc, char **argv);\nint main(int argc, char **argv) { return kf_main(argc, argv); }\n'
+
+
+def compile_target(folder: Path, form: Form) -> Tuple[Path, Path]:
+    """The program to run and the file to probe (the same but in the
+    library form)."""
+    folder.mkdir(parents=True, exist_ok=True)
     binary = folder / 'kf_target'
-    subprocess.run(['gcc', '-O0', '-g', '-no-pie', '-fno-omit-frame-pointer',
-                    *gcc_defines(), '-o', str(binary), str(SOURCE)], check=True)
-    return binary
+    probed = folder / 'libkf_target.so' if form.library else binary
+    subprocess.run(['gcc', '-O0', '-g', '-fno-omit-frame-pointer', *form.cflags,
+                    *gcc_defines(), '-o', str(probed), str(SOURCE)], check=True)
+    if form.library:
+        stub = folder / 'stub.c'
+        stub.write_text(STUB)
+        subprocess.run(['gcc', '-o', str(binary), str(stub), f'-L{folder}', '-lkf_target',
+                        f'-Wl,-rpath,{folder}'], check=True)
+    return binary, probed
 
 
-def check_records(tap: Tap, probe: Probe, records: List[Record], elf: Elf) -> None:
+def check_records(tap: Tap, form: Form, probe: Probe, records: List[Record], elf: Elf) -> None:
     calls = num('KF_CALLS')
+    name = f'{form.name}: {probe.event}'
     mine = [r for r in records if r.event == probe.event]
-    if not tap.check(len(mine) == calls, f'{probe.event}: {calls} records',
-                     f'got {len(mine)}'):
+    if not tap.check(len(mine) == calls, f'{name}: {calls} records', f'got {len(mine)}'):
         return
-    where = ((elf.work_call_site, probe.vaddr) if probe.kind == 'r' else (probe.vaddr, None))
+    where = ((elf.at(elf.work_call_site), elf.at(probe.vaddr)) if probe.kind == 'r'
+             else (elf.at(probe.vaddr), None))
     got_where = {r.where for r in mine}
-    tap.check(got_where == {where}, f'{probe.event}: probe address in the record',
+    tap.check(got_where == {where}, f'{name}: probe address in the record',
               f'want {where}, got {got_where}')
     for arg in probe.args:
         want = [arg.expect(i) for i in range(calls)]
         got = [r.fields.get(arg.name, '(missing)') for r in mine]
         ok = all(map(arg.holds, got)) if arg.holds else got == want
-        tap.check(ok, f'{probe.event}: {arg.spec} ({arg.what})',
-                  f'want {want}\ngot  {got}')
+        tap.check(ok, f'{name}: {arg.spec} ({arg.what})', f'want {want}\ngot  {got}')
 
 
 def check_error_log(tap: Tap, trace: Path, events: Path, path: Path, elf: Elf,
@@ -575,45 +690,125 @@ def check_multiprobe(tap: Tap, trace: Path, events: Path, binary: Path, cold_fil
               'kf_multi: -:EVENT removes both probes once disabled', err or events.read_text())
 
 
+class Stepper:
+    """kf_target run with its step argument: at each step it prints the
+    step's name and its USDT semaphore, then waits for a byte."""
+
+    def __init__(self, binary: Path, cold_file: Path) -> None:
+        self.proc = subprocess.Popen([str(binary), str(cold_file), 'step'],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def _pipes(self) -> Tuple[IO[str], IO[str]]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        return self.proc.stdin, self.proc.stdout
+
+    def step(self, name: str) -> int:
+        """Wait for step NAME; its semaphore."""
+        words = self._pipes()[1].readline().split()
+        if len(words) != 2 or words[0] != name or not words[1].isdigit():
+            raise ValueError(f'kf_target: step {name} expected, got {words}')
+        return int(words[1])
+
+    def go(self) -> None:
+        stdin = self._pipes()[0]
+        stdin.write('g')
+        stdin.flush()
+
+    def finish(self) -> int:
+        """Its exit status, once it has run to its end."""
+        self._pipes()[0].close()
+        return self.proc.wait(timeout=120)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def define_all(tap: Tap, events: Path, path: Path, elf: Elf, defs: List[Probe],
+               form: Form) -> str:
+    """Write each definition, check the listing shows each; the listing."""
+    for probe in defs:
+        err = write(events, probe.definition(path, elf))
+        tap.check(err is None, f'{form.name}: {probe.event}: defined', err or '')
+    listing = events.read_text()
+    for probe in defs:
+        head = f'{probe.kind}:{GROUP}/{probe.event} {probe.place(path, elf)}'
+        tap.check(any(line.startswith(head + ' ') for line in listing.splitlines()),
+                  f'{form.name}: {probe.event}: listed in uprobe_events', f'want {head}\n{listing}')
+    return listing
+
+
+def trace_form(tap: Tap, trace: Path, events: Path, folder: Path, form: Form,
+               cold_file: Path) -> Optional[Tuple[Path, Elf, str]]:
+    """Build FORM, start it, probe it where it was loaded, let it run and
+    check every record; the probed file, its ELF (placed where it ran)
+    and the listing, or None when the ELF is not as the probes need."""
+    binary, probed = compile_target(folder / form.name, form)
+    elf = read_elf(probed, form.caller)
+    # @+OFFSET is turned into an address with the probed text's load bias,
+    # so it reaches data whose segment has the same bias (.rodata here).
+    text_bias = elf.segment_of(elf.symbols['kf_work']).bias
+    if not tap.check(elf.segment_of(elf.symbols['kf_ro']).bias == text_bias,
+                     f'{form.name}: ELF: kf_ro lies at the text\'s load bias'):
+        return None
+    enable = trace / 'events' / GROUP / 'enable'
+    program = Stepper(binary, cold_file)
+    try:
+        semaphores = [program.step('ready')]
+        maps = Path(f'/proc/{program.proc.pid}/maps').read_text()
+        elf = replace(elf, load=parse_load(maps, probed.resolve(), elf))
+        defs = probes(elf) + (fork_probes(elf) if is_fork() else [])
+        listing = define_all(tap, events, probed, elf, defs, form)
+        write(enable, '1', append=False)
+        program.go()
+        semaphores.append(program.step('done'))
+        write(enable, '0', append=False)
+        program.go()
+        semaphores.append(program.step('after'))
+        program.go()
+        status = program.finish()
+    finally:
+        program.kill()
+    tap.check(status == 0, f'{form.name}: kf_target ran and checked its own sum',
+              f'exit status {status}')
+    # sys/sdt.h: a tracer adds one to the semaphore while it listens
+    # (uprobes' ref_ctr_offset), and takes it back when it stops.
+    tap.check(semaphores == [0, 1, 0], f'{form.name}: kf_usdt: USDT semaphore 0, 1 while '
+              'enabled, 0 after', f'got {semaphores}')
+    records = parse_trace((trace / 'trace').read_text())
+    for probe in defs:
+        check_records(tap, form, probe, records, elf)
+    hits = parse_profile((trace / 'uprobe_profile').read_text())
+    for probe in defs:
+        tap.check(hits.get(probe.event) == num('KF_CALLS'),
+                  f'{form.name}: {probe.event}: uprobe_profile hits',
+                  f'want {num("KF_CALLS")}, got {hits.get(probe.event)}')
+    return probed, elf, listing
+
+
 def run(folder: Path) -> Tap:
     tap = Tap('uprobe')
     trace = tracefs()
     events = trace / 'uprobe_events'
     write(events, '', append=False)
-    write(trace / 'trace', '', append=False)
-    binary = compile_target(folder)
-    elf = read_elf(binary)
-    text_bias = elf.segment_of(elf.symbols['kf_work']).bias
-    # @+OFFSET is turned into an address with the probed text's load bias,
-    # so it reaches data whose segment has the same bias (.rodata here).
-    if not tap.check(elf.segment_of(elf.symbols['kf_ro']).bias == text_bias,
-                     'ELF: kf_ro lies at the text\'s load bias'):
-        return tap
-    defs = probes(elf) + (fork_probes(elf) if is_fork() else [])
-    for probe in defs:
-        err = write(events, probe.definition(binary, elf))
-        tap.check(err is None, f'{probe.event}: defined', err or '')
-    listing = events.read_text()
-    for probe in defs:
-        head = f'{probe.kind}:{GROUP}/{probe.event} {binary}:0x{elf.file_offset(probe.vaddr):016x}'
-        tap.check(any(line.startswith(head + ' ') for line in listing.splitlines()),
-                  f'{probe.event}: listed in uprobe_events', f'want {head}\n{listing}')
-    write(trace / 'events' / GROUP / 'enable', '1', append=False)
     cold_file = folder / 'kf_cold.bin'
     cold_file.write_bytes(cold_file_bytes())
-    status = subprocess.run([str(binary), str(cold_file)]).returncode
-    write(trace / 'events' / GROUP / 'enable', '0', append=False)
-    tap.check(status == 0, 'kf_target ran and checked its own sum', f'exit status {status}')
-    records = parse_trace((trace / 'trace').read_text())
-    for probe in defs:
-        check_records(tap, probe, records, elf)
-    hits = parse_profile((trace / 'uprobe_profile').read_text())
-    for probe in defs:
-        tap.check(hits.get(probe.event) == num('KF_CALLS'), f'{probe.event}: uprobe_profile hits',
-                  f'want {num("KF_CALLS")}, got {hits.get(probe.event)}')
-    check_error_log(tap, trace, events, binary, elf, listing)
-    check_fork_args(tap, trace, events, binary, elf)
-    check_multiprobe(tap, trace, events, binary, cold_file, elf)
+    for form in FORMS:
+        write(trace / 'trace', '', append=False)
+        traced = trace_form(tap, trace, events, folder, form, cold_file)
+        if traced and form is FORMS[0]:
+            probed, elf, listing = traced
+            # probed is the program in this form
+            check_error_log(tap, trace, events, probed, elf, listing)
+            check_fork_args(tap, trace, events, probed, elf)
+            check_multiprobe(tap, trace, events, probed, cold_file, elf)
+            check_removal(tap, trace, events)
+        write(events, '', append=False)
+    return tap
+
+
+def check_removal(tap: Tap, trace: Path, events: Path) -> None:
     err = write(events, f'-:{GROUP}/kf_local')
     left = events.read_text()
     tap.check(err is None and '/kf_local ' not in left
@@ -621,8 +816,6 @@ def run(folder: Path) -> Tap:
               '-:EVENT removes kf_local', err or left)
     tap.check(all(f'{GROUP}/{p} ' in left for p in ('kf_entry', 'kf_exit')),
               '-:EVENT leaves the others', left)
-    write(events, '', append=False)
-    return tap
 
 
 def main(argv: Sequence[str] = ()) -> int:

@@ -47,7 +47,7 @@ console.log, dmesg and status are there too ($KFORK_WORK/vm/VARIANT).
 # What the guest suites run on the host's root: tdc and the project's
 # suites are Python driving tc and ip; ftracetest is POSIX sh with the
 # usual tools; the uprobe suite compiles its target and reads the ELF.
-GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'binutils']
+GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'libc6-dev', 'binutils', 'systemtap-sdt-dev']
 
 def _parser() -> argparse.ArgumentParser:
     parser, verbs = verb_parser('tools/vm', DESCRIPTION)
