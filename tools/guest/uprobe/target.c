@@ -122,3 +122,11 @@ int main(int argc, char **argv)
 		return 4;
 	return sum == KF_SUM ? 0 : 1;
 }
+
+/* An instruction uprobes refuse to step (hlt), never executed. */
+__asm__(".text\n"
+	".globl kf_unprobeable\n"
+	".type kf_unprobeable, @function\n"
+	"kf_unprobeable:\n"
+	"\thlt\n"
+	".size kf_unprobeable, 1\n");

@@ -13,6 +13,7 @@ source and the x86-64 SysV ABI. Prints TAP, one case per check.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -787,6 +788,68 @@ def trace_form(tap: Tap, trace: Path, events: Path, folder: Path, form: Form,
     return probed, elf, listing
 
 
+def check_enable_refused(tap: Tap, trace: Path, events: Path, probed: Path, elf: Elf,
+                         cold_file: Path) -> None:
+    """Places the parser cannot judge, refused when the event is enabled
+    (kernel/events/uprobes.c): an offset past the end of the file and an
+    odd semaphore offset (-EINVAL, __uprobe_register), and while a
+    process maps the file, an instruction uprobes cannot step (hlt:
+    -ENOTSUPP, arch_uprobe_analyze_insn). Each event stays defined and
+    disabled, and the other definitions stay as they were."""
+    # kf_sink: no other event probes it with a different semaphore
+    # (6.1 refuses that at definition)
+    sink = elf.file_offset(elf.symbols['kf_sink'])
+    # ENOTSUPP (524) is a kernel-internal errno (include/linux/errno.h):
+    # userspace knows no name for it.
+    places = {
+        'kf_past': (f'{probed}:{probed.stat().st_size + 0x1000:#x}', 'an offset past the file',
+                    os.strerror(errno.EINVAL)),
+        'kf_oddref': (f'{probed}:{sink:#x}({elf.file_offset(elf.usdt.semaphore) + 1:#x})',
+                      'an odd semaphore offset', os.strerror(errno.EINVAL)),
+        'kf_hlt': (f'{probed}:{elf.file_offset(elf.symbols["kf_unprobeable"]):#x}',
+                   'hlt, which uprobes cannot step,', os.strerror(524)),
+    }
+    before = events.read_text()
+    program = Stepper(probed, cold_file)
+    try:
+        program.step('ready')
+        for event, (place, what, why) in places.items():
+            err = write(events, f'p:{GROUP}/{event} {place}')
+            if not tap.check(err is None, f'{event}: {what} is defined', err or ''):
+                continue
+            enable = trace / 'events' / GROUP / event / 'enable'
+            err = write(enable, '1', append=False)
+            tap.check(err == why and enable.read_text().strip() == '0',
+                      f'{event}: enabling {what} fails: {why}', f'write: {err}, enable: '
+                      f'{enable.read_text().strip()}')
+            err = write(events, f'-:{GROUP}/{event}')
+            tap.check(err is None and events.read_text() == before,
+                      f'{event}: removed, the other definitions as they were',
+                      f'{err}\n{events.read_text()}')
+    finally:
+        program.kill()
+
+
+def check_replaced(tap: Tap, trace: Path, events: Path, binary: Path, cold_file: Path,
+                   form: Form) -> None:
+    """A probed binary replaced by a new build (a new file renamed over
+    the path, as a linker or a package upgrade does): the probe stays on
+    the file it was defined on (uprobes key on the inode), so the new
+    program records nothing, and the definition stays listed as it was."""
+    listing = events.read_text()
+    fresh, _ = compile_target(binary.parent / 'new', form)
+    os.replace(fresh, binary)
+    write(trace / 'trace', '', append=False)
+    write(trace / 'events' / GROUP / 'kf_entry' / 'enable', '1', append=False)
+    status = subprocess.run([str(binary), str(cold_file)]).returncode
+    write(trace / 'events' / GROUP / 'kf_entry' / 'enable', '0', append=False)
+    got = [r for r in parse_trace((trace / 'trace').read_text()) if r.event == 'kf_entry']
+    tap.check(status == 0 and not got, 'kf_entry: the binary replaced, the new one is not '
+              'probed', f'status {status}, {len(got)} records')
+    tap.check(events.read_text() == listing, 'kf_entry: the binary replaced, the listing '
+              'as it was', events.read_text())
+
+
 def run(folder: Path) -> Tap:
     tap = Tap('uprobe')
     trace = tracefs()
@@ -802,8 +865,10 @@ def run(folder: Path) -> Tap:
             # probed is the program in this form
             check_error_log(tap, trace, events, probed, elf, listing)
             check_fork_args(tap, trace, events, probed, elf)
+            check_enable_refused(tap, trace, events, probed, elf, cold_file)
             check_multiprobe(tap, trace, events, probed, cold_file, elf)
             check_removal(tap, trace, events)
+            check_replaced(tap, trace, events, probed, cold_file, form)
         write(events, '', append=False)
     return tap
 
