@@ -275,17 +275,17 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, vo
 	case FETCH_OP_ARG:
 		val = uprobe_func_arg(hit->regs, code->param);
 		break;
-	case FETCH_OP_IMM:
-		val = code->immediate;
+	case FETCH_OP_FOFFS:	/* @+OFFS: from the probed mapping's base */
+		val = hit->file_base + code->immediate;
 		break;
-	case FETCH_OP_COMM:
-		val = FETCH_TOKEN_COMM;
-		break;
-	case FETCH_OP_DATA:
+	case FETCH_OP_DATA:	/* an immediate string, kept by the program */
 		val = (unsigned long)code->data;
 		break;
-	case FETCH_OP_FOFFS:
-		val = hit->file_base + code->immediate;
+	case FETCH_OP_COMM:	/* the store step copies current->comm */
+		val = FETCH_TOKEN_COMM;
+		break;
+	case FETCH_OP_IMM:
+		val = code->immediate;
 		break;
 	default:
 		return -EILSEQ;
@@ -645,10 +645,11 @@ int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type,
 		tu = uprobe_of_call(call);
 	if (!tu)
 		return -EINVAL;
-	*fd_type = uprobe_is_return(tu) ? BPF_FD_TYPE_URETPROBE : BPF_FD_TYPE_UPROBE;
-	*filename = tu->filename;
-	*probe_offset = tu->offset;
+	/* a uprobe is known by its file and offset, not an address */
 	*probe_addr = 0;
+	*probe_offset = tu->offset;
+	*filename = tu->filename;
+	*fd_type = uprobe_is_return(tu) ? BPF_FD_TYPE_URETPROBE : BPF_FD_TYPE_UPROBE;
 	return 0;
 }
 #else
@@ -789,33 +790,43 @@ static void uprobe_event_disable(struct trace_event_call *call, struct trace_eve
 	uprobe_fetch_areas_put();
 }
 
-static int uprobe_event_reg(struct trace_event_call *call, enum trace_reg type, void *data)
-{
-	switch (type) {
-	case TRACE_REG_REGISTER:
-		return uprobe_event_enable(call, data, NULL);
-	case TRACE_REG_UNREGISTER:
-		uprobe_event_disable(call, data);
-		return 0;
 #ifdef CONFIG_PERF_EVENTS
-	case TRACE_REG_PERF_REGISTER:
+/* perf's side: one registration for all its events, then each opened. */
+static int uprobe_event_reg_perf(struct trace_event_call *call, enum trace_reg type,
+				 void *data)
+{
+	struct trace_uprobe *tu;
+
+	if (type == TRACE_REG_PERF_REGISTER)
 		return uprobe_event_enable(call, NULL, uprobe_perf_filter);
-	case TRACE_REG_PERF_UNREGISTER:
+	if (type == TRACE_REG_PERF_UNREGISTER) {
 		uprobe_event_disable(call, NULL);
 		return 0;
-	case TRACE_REG_PERF_OPEN:
-	case TRACE_REG_PERF_CLOSE: {
-		struct trace_uprobe *tu = uprobe_of_call(call);
-
-		if (!tu)
-			return -ENODEV;
-		return type == TRACE_REG_PERF_OPEN ? uprobe_perf_open(tu, data) :
-						     uprobe_perf_close(tu, data);
 	}
+	if (type != TRACE_REG_PERF_OPEN && type != TRACE_REG_PERF_CLOSE)
+		return 0;
+	tu = uprobe_of_call(call);
+	if (!tu)
+		return -ENODEV;
+	return type == TRACE_REG_PERF_OPEN ? uprobe_perf_open(tu, data) :
+					     uprobe_perf_close(tu, data);
+}
 #endif
-	default:
+
+static int uprobe_event_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	/* a trace instance's event file: DATA is that file */
+	if (type == TRACE_REG_REGISTER)
+		return uprobe_event_enable(call, data, NULL);
+	if (type == TRACE_REG_UNREGISTER) {
+		uprobe_event_disable(call, data);
 		return 0;
 	}
+#ifdef CONFIG_PERF_EVENTS
+	return uprobe_event_reg_perf(call, type, data);
+#else
+	return 0;
+#endif
 }
 
 /* ------------------------------------------------------------------ */
@@ -997,9 +1008,10 @@ static int uprobe_event_join(struct trace_uprobe *tu, struct trace_uprobe *to)
 		return -EEXIST;
 	}
 	ret = trace_probe_append(&tu->tp, &to->tp);
-	if (!ret)
-		dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
-	return ret;
+	if (ret)
+		return ret;
+	dyn_event_add(&tu->devent, trace_probe_event_call(&tu->tp));
+	return 0;
 }
 
 /* The uprobes core keeps one reference counter per place. */
@@ -1265,11 +1277,17 @@ static int uprobe_events_command(const char *raw_command)
 {
 	int ret;
 
-	if (raw_command[0] == '-')
-		return dyn_event_release(raw_command, &trace_uprobe_ops);
-	ret = dyn_event_create(raw_command, &trace_uprobe_ops);
-	/* uprobe_events has no other kind to offer the command to */
-	return ret == -ECANCELED ? -EINVAL : ret;
+	if (raw_command[0] != '-') {
+		ret = dyn_event_create(raw_command, &trace_uprobe_ops);
+		/*
+		 * -ECANCELED means "not a uprobe command": dynamic_events
+		 * would offer it to the next kind, uprobe_events has none.
+		 */
+		if (ret == -ECANCELED)
+			ret = -EINVAL;
+		return ret;
+	}
+	return dyn_event_release(raw_command, &trace_uprobe_ops);
 }
 
 static int uprobe_event_free(struct dyn_event *ev)
@@ -1317,15 +1335,17 @@ static bool uprobe_event_match(const char *system, const char *event,
 static int uprobe_event_show(struct seq_file *m, struct dyn_event *ev)
 {
 	struct trace_uprobe *tu = to_trace_uprobe(ev);
-	int i;
+	const struct probe_arg *arg = tu->tp.args;
+	const struct probe_arg *end = arg + tu->tp.nr_args;
 
-	seq_printf(m, "%c:%s/%s %s:0x%0*lx", uprobe_is_return(tu) ? 'r' : 'p',
-		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp),
-		   tu->filename, (int)(2 * sizeof(void *)), tu->offset);
+	/* The definition as perf parses it back: the offset in 16 digits. */
+	seq_printf(m, "%c:%s/%s ", uprobe_is_return(tu) ? 'r' : 'p',
+		   trace_probe_group_name(&tu->tp), trace_probe_name(&tu->tp));
+	seq_printf(m, "%s:0x%0*lx", tu->filename, (int)(2 * sizeof(void *)), tu->offset);
 	if (tu->ref_ctr_offset)
 		seq_printf(m, "(0x%lx)", tu->ref_ctr_offset);
-	for (i = 0; i < tu->tp.nr_args; i++)
-		seq_printf(m, " %s=%s", tu->tp.args[i].name, tu->tp.args[i].comm);
+	for (; arg < end; arg++)
+		seq_printf(m, " %s=%s", arg->name, arg->comm);
 	seq_putc(m, '\n');
 	return 0;
 }
@@ -1347,19 +1367,19 @@ static const struct seq_operations uprobe_events_seq_ops = {
 	.show	= uprobe_events_seq_show,
 };
 
-static int uprobe_events_open(struct inode *inode, struct file *file)
+/* Both files list the uprobe events; CLEARS: an O_TRUNC open removes them. */
+static int uprobe_list_open(struct file *file, const struct seq_operations *ops, bool clears)
 {
 	int ret = security_locked_down(LOCKDOWN_TRACEFS);
 
-	if (ret)
-		return ret;
-	/* truncating the file removes every uprobe event */
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+	if (!ret && clears && (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC))
 		ret = dyn_events_release_all(&trace_uprobe_ops);
-		if (ret)
-			return ret;
-	}
-	return seq_open(file, &uprobe_events_seq_ops);
+	return ret ? ret : seq_open(file, ops);
+}
+
+static int uprobe_events_open(struct inode *inode, struct file *file)
+{
+	return uprobe_list_open(file, &uprobe_events_seq_ops, true);
 }
 
 static ssize_t uprobe_events_write(struct file *file, const char __user *buffer,
@@ -1409,9 +1429,7 @@ static const struct seq_operations uprobe_profile_seq_ops = {
 
 static int uprobe_profile_open(struct inode *inode, struct file *file)
 {
-	int ret = security_locked_down(LOCKDOWN_TRACEFS);
-
-	return ret ? ret : seq_open(file, &uprobe_profile_seq_ops);
+	return uprobe_list_open(file, &uprobe_profile_seq_ops, false);
 }
 
 static const struct file_operations uprobe_profile_fops = {
