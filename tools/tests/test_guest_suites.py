@@ -11,6 +11,7 @@ from kfork import guest_tc as tcs
 from kfork import guest_tests as gt
 from kfork import guest_traffic as traffic
 from kfork import guest_uprobe as up
+from kfork import perf_event
 from kfork import rtnl
 from kfork.tap import Tap
 
@@ -142,6 +143,16 @@ class UprobeElfTest(unittest.TestCase):
     def test_nm(self) -> None:
         self.assertEqual(up.parse_nm('0000000000404010 D kf_int\n                 U puts\n'),
                          {'kf_int': 0x404010})
+
+
+class PerfEventTest(unittest.TestCase):
+    def test_attr_layout(self) -> None:
+        # include/uapi/linux/perf_event.h: PERF_ATTR_SIZE_VER1 is 72, the
+        # size up to config2, where the uprobe PMU takes the offset
+        packed = perf_event._ATTR.pack(7, 72, 1, 0, 0, 0, 0, 0, 0, 0xaa, 0xbb)
+        self.assertEqual(len(packed), 72)
+        self.assertEqual(struct.unpack_from('<Q', packed, 56)[0], 0xaa)    # config1
+        self.assertEqual(struct.unpack_from('<Q', packed, 64)[0], 0xbb)    # config2
 
 
 class UprobeValuesTest(unittest.TestCase):

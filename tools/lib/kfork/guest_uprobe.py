@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import perf_event
 from .common import project_root
 from .tap import Tap
 
@@ -157,13 +158,18 @@ class Elf:
         return vaddr + self.load
 
     def segment_of(self, vaddr: int) -> Segment:
-        for seg in self.segments:
-            if seg.vaddr <= vaddr < seg.vaddr + seg.filesz:
-                return seg
-        raise ValueError(f'{vaddr:#x} is in no file-backed segment')
+        return segment_of(self.segments, vaddr)
 
     def file_offset(self, vaddr: int) -> int:
         return vaddr - self.segment_of(vaddr).bias
+
+
+def segment_of(segments: Sequence[Segment], vaddr: int) -> Segment:
+    """The LOAD segment whose file bytes hold VADDR."""
+    for seg in segments:
+        if seg.vaddr <= vaddr < seg.vaddr + seg.filesz:
+            return seg
+    raise ValueError(f'{vaddr:#x} is in no file-backed segment')
 
 
 _NM = re.compile(r'^([0-9a-f]+)\s+\w\s+(\S+)$')
@@ -850,6 +856,98 @@ def check_replaced(tap: Tap, trace: Path, events: Path, binary: Path, cold_file:
               'as it was', events.read_text())
 
 
+def check_perf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
+               cold_file: Path) -> None:
+    """perf's way in, on three runs of one program, A counted, B started
+    before the perf events were opened and C after: an event defined in
+    tracefs opened as a perf tracepoint on A, and the perf uprobe PMU's
+    entry and return probes on A (how bpftrace and libbpf attach). Each
+    counts A's KF_CALLS calls. perf's per-process filter
+    (uprobe_perf_filter) keeps the breakpoint out of B's and C's memory,
+    so the tracefs event's profile counts A's hits alone."""
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_perf {binary}:{work:#x}')
+    if not tap.check(err is None, 'kf_perf: defined', err or ''):
+        return
+    event_id = int((trace / 'events' / GROUP / 'kf_perf' / 'id').read_text())
+    runs = {name: Stepper(binary, cold_file) for name in ('A', 'B')}
+    fds = {}
+    statuses = {}
+    try:
+        for program in runs.values():
+            program.step('ready')
+        pid = runs['A'].proc.pid
+        fds['tracepoint kf_perf'] = perf_event.open_tracepoint(event_id, pid)
+        fds['uprobe PMU'] = perf_event.open_uprobe(binary, work, pid)
+        fds['uprobe PMU retprobe'] = perf_event.open_uprobe(binary, work, pid, retprobe=True)
+        runs['C'] = Stepper(binary, cold_file)
+        runs['C'].step('ready')
+        for name, program in runs.items():
+            program.go()
+            program.step('done')
+            program.go()
+            program.step('after')
+            program.go()
+            statuses[name] = program.finish()
+        counts = {what: perf_event.count(fd) for what, fd in fds.items()}
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+        for program in runs.values():
+            program.kill()
+    calls = num('KF_CALLS')
+    tap.check(statuses == {'A': 0, 'B': 0, 'C': 0}, 'kf_perf: three runs of kf_target',
+              f'exit statuses {statuses}')
+    for what, got in counts.items():
+        tap.check(got == calls, f'kf_perf: {what} counts the calls in A',
+                  f'want {calls}, got {got}')
+    hits = parse_profile((trace / 'uprobe_profile').read_text()).get('kf_perf')
+    tap.check(hits == calls, 'kf_perf: perf\'s filter keeps B and C from hitting',
+              f'want {calls} hits (A\'s), got {hits}')
+    err = write(events, f'-:{GROUP}/kf_perf')
+    tap.check(err is None, 'kf_perf: removed once perf has closed it', err or '')
+
+
+def check_perf_systemwide(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
+                          cold_file: Path) -> None:
+    """A system-wide perf event (pid -1, one per CPU) wants every
+    process: two runs, one started before the events were opened and
+    one after, both hit, and the counts add up to both runs' calls."""
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_perf_all {binary}:{work:#x}')
+    if not tap.check(err is None, 'kf_perf_all: defined', err or ''):
+        return
+    event_id = int((trace / 'events' / GROUP / 'kf_perf_all' / 'id').read_text())
+    runs = [Stepper(binary, cold_file)]
+    fds: List[int] = []
+    statuses = []
+    try:
+        runs[0].step('ready')
+        fds = [perf_event.open_tracepoint(event_id, -1, cpu)
+               for cpu in sorted(os.sched_getaffinity(0))]
+        runs.append(Stepper(binary, cold_file))
+        runs[1].step('ready')
+        for program in runs:
+            for step in ('done', 'after'):
+                program.go()
+                program.step(step)
+            program.go()
+            statuses.append(program.finish())
+        total = sum(perf_event.count(fd) for fd in fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+        for program in runs:
+            program.kill()
+    calls = 2 * num('KF_CALLS')
+    tap.check(statuses == [0, 0], 'kf_perf_all: two runs of kf_target', f'{statuses}')
+    tap.check(total == calls, 'kf_perf_all: the system-wide events count both runs\' calls',
+              f'want {calls}, got {total}')
+    hits = parse_profile((trace / 'uprobe_profile').read_text()).get('kf_perf_all')
+    tap.check(hits == calls, 'kf_perf_all: both runs hit', f'want {calls}, got {hits}')
+    write(events, f'-:{GROUP}/kf_perf_all')
+
+
 def run(folder: Path) -> Tap:
     tap = Tap('uprobe')
     trace = tracefs()
@@ -868,6 +966,8 @@ def run(folder: Path) -> Tap:
             check_enable_refused(tap, trace, events, probed, elf, cold_file)
             check_multiprobe(tap, trace, events, probed, cold_file, elf)
             check_removal(tap, trace, events)
+            check_perf(tap, trace, events, probed, elf, cold_file)
+            check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
             check_replaced(tap, trace, events, probed, cold_file, form)
         write(events, '', append=False)
     return tap
