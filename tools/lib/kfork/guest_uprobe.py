@@ -948,6 +948,19 @@ def check_perf_systemwide(tap: Tap, trace: Path, events: Path, binary: Path, elf
     write(events, f'-:{GROUP}/kf_perf_all')
 
 
+def check_refctr_mismatch(tap: Tap, events: Path, probed: Path, elf: Elf) -> None:
+    """The uprobes core keeps one semaphore per place: a second event on
+    kf_work (kf_entry has none) with a semaphore is refused (-EINVAL)
+    and changes nothing."""
+    before = events.read_text()
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_refdiff {probed}:{work:#x}'
+                        f'({elf.file_offset(elf.usdt.semaphore):#x})')
+    tap.check(err == os.strerror(errno.EINVAL) and events.read_text() == before,
+              'kf_refdiff: a second semaphore for one place is refused',
+              f'{err}\n{events.read_text()}')
+
+
 def run(folder: Path) -> Tap:
     tap = Tap('uprobe')
     trace = tracefs()
@@ -968,12 +981,22 @@ def run(folder: Path) -> Tap:
             check_removal(tap, trace, events)
             check_perf(tap, trace, events, probed, elf, cold_file)
             check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
+            check_refctr_mismatch(tap, events, probed, elf)
             check_replaced(tap, trace, events, probed, cold_file, form)
         write(events, '', append=False)
     return tap
 
 
 def check_removal(tap: Tap, trace: Path, events: Path) -> None:
+    """-:EVENT of an enabled event is refused (-EBUSY: a tracer still
+    reads it); once disabled it goes, and only it."""
+    enable = trace / 'events' / GROUP / 'kf_local' / 'enable'
+    write(enable, '1', append=False)
+    before = events.read_text()
+    err = write(events, f'-:{GROUP}/kf_local')
+    tap.check(err == os.strerror(errno.EBUSY) and events.read_text() == before,
+              '-:EVENT of an enabled event is refused: busy', f'{err}\n{events.read_text()}')
+    write(enable, '0', append=False)
     err = write(events, f'-:{GROUP}/kf_local')
     left = events.read_text()
     tap.check(err is None and '/kf_local ' not in left
