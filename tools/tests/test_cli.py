@@ -6,8 +6,9 @@ import argparse
 import tempfile
 import unittest
 from pathlib import Path
+from typing import Dict
 
-from kfork import cli, runner, tree
+from kfork import bench, cli, runner, tree
 from kfork.common import project_root
 
 
@@ -23,10 +24,24 @@ class CliTest(unittest.TestCase):
                              '/w/src/net/core/dev.c:1: y')
 
     def test_bench_table_ratio(self) -> None:
-        lines = cli.bench_table({'pie.update_ns': {'upstream-impl': 400.0, 'fork': 300.0},
-                                 'pie.qdisc_priv_bytes': {'upstream-impl': 256, 'fork': 256}})
-        self.assertRegex(lines[1], r'^pie\.qdisc_priv_bytes\s+256\s+256\s+1\.00$')
-        self.assertRegex(lines[2], r'^pie\.update_ns\s+400\s+300\s+0\.75$')
+        # best of each build: 300 / 400; per boot: 330 / 400 and 300 / 500
+        lines = bench.table({'pie.update_ns': {'upstream-impl': [400.0, 500.0],
+                                               'fork': [330.0, 300.0]},
+                             'pie.qdisc_priv_bytes': {'upstream-impl': [256], 'fork': [256]}})
+        self.assertRegex(lines[1], r'^pie\.qdisc_priv_bytes\s+256\s+256\s+1\.00\s+1\.00-1\.00$')
+        self.assertRegex(lines[2], r'^pie\.update_ns\s+400\s+300\s+0\.75\s+0\.60-0\.82$')
+
+    def test_bench_best_of_boots_in_turn(self) -> None:
+        order = []
+
+        def measure(boot: int, variant: str) -> Dict[str, str]:
+            order.append((boot, variant))
+            return {'x_ns': str(10 * boot + (variant == 'fork'))}
+
+        figures = bench.best_of_boots(2, ['upstream-impl', 'fork'], measure)
+        self.assertEqual(order, [(1, 'upstream-impl'), (1, 'fork'),
+                                 (2, 'upstream-impl'), (2, 'fork')])
+        self.assertEqual(figures, {'x_ns': {'upstream-impl': [10.0, 20.0], 'fork': [11.0, 21.0]}})
 
     def test_bench_values_from_the_log(self) -> None:
         log = '[  2.1]     # pie_bench_run: kfork-bench: pie.update_ns 412\n'

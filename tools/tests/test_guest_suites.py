@@ -9,6 +9,7 @@ from typing import List
 
 from kfork import guest_tc as tcs
 from kfork import guest_tests as gt
+from kfork import guest_bench
 from kfork import guest_traffic as traffic
 from kfork import guest_uprobe as up
 from kfork import perf_event
@@ -143,6 +144,20 @@ class UprobeElfTest(unittest.TestCase):
     def test_nm(self) -> None:
         self.assertEqual(up.parse_nm('0000000000404010 D kf_int\n                 U puts\n'),
                          {'kf_int': 0x404010})
+
+
+class GuestBenchTest(unittest.TestCase):
+    def test_argn_figure_fetches_the_same_fields(self) -> None:
+        # $arg1..$arg6 are rdi, rsi, rdx, rcx, r8, r9 at entry: the $argN
+        # probe is the register one with the names replaced
+        regs = {'%di': '$arg1', '%si': '$arg2', '%dx': '$arg3', '%r9': '$arg6'}
+        spelled = guest_bench.SIX_ARGS
+        for reg, arg in regs.items():
+            spelled = spelled.replace(reg, arg)
+        self.assertEqual(spelled, guest_bench.SIX_ARGN)
+        self.assertEqual(guest_bench.probes(True)['uprobe.hit_6argN_ns'], guest_bench.SIX_ARGN)
+        # 6.1 refuses $argN on uprobes: upstream times the registers
+        self.assertEqual(guest_bench.probes(False)['uprobe.hit_6argN_ns'], guest_bench.SIX_ARGS)
 
 
 class PerfEventTest(unittest.TestCase):

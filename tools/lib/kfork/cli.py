@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from . import deps, runner, session, tree
+from . import bench, deps, runner, session, tree
 from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
 
 DESCRIPTION = """\
@@ -177,9 +177,7 @@ BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1',
 
 
 def _bench(boots: int, timeout: int, glob: str) -> int:
-    """Build both variants, then boot them in turn, BOOTS times each,
-    so that a slow spell of the host hits both; a figure's best over
-    the boots is the one least disturbed."""
+    """Build both variants, then boot them in turn (bench.best_of_boots)."""
     work, src, version = session.prepare()
     specs = {}
     for variant in tree.VARIANTS:
@@ -187,41 +185,20 @@ def _bench(boots: int, timeout: int, glob: str) -> int:
         specs[variant] = session.spec(work, src, version, variant, glob=glob,
                                       timeout=timeout, kernel_args=BENCH_PARAMS)
         runner.build_kernel(specs[variant], work, variant)
-    figures: Dict[str, Dict[str, float]] = {}
-    for boot in range(1, boots + 1):
-        for variant, spec in specs.items():
-            say(f'bench: boot {boot} of {boots}, {variant}')
-            built = dataclasses.replace(spec, built=True)
-            outcome = runner.run_variant(built, work, variant, runner.Marked({}))
-            runner.print_reports(outcome.reports, variant)
-            if not outcome.ok:
-                raise ToolError(f'{variant}: the benchmark run failed '
-                                f'({outcome.error or "see the log above"})')
-            log = (spec.build_dir / 'test.log').read_text(errors='replace')
-            values = runner.tagged(log, 'kfork-bench')
-            say(f'bench: boot {boot}, {variant}: '
-                + ', '.join(f'{key} {value}' for key, value in sorted(values.items())))
-            for key, value in values.items():
-                best = figures.setdefault(key, {}).get(variant, float('inf'))
-                figures[key][variant] = min(best, float(value))
-    if not figures:
-        raise ToolError(f'no benchmark printed a figure (suites {glob})')
-    for line in bench_table(figures):
+
+    def measure(boot: int, variant: str) -> Dict[str, str]:
+        spec = dataclasses.replace(specs[variant], built=True)
+        outcome = runner.run_variant(spec, work, variant, runner.Marked({}))
+        runner.print_reports(outcome.reports, variant)
+        if not outcome.ok:
+            raise ToolError(f'{variant}: the benchmark run failed '
+                            f'({outcome.error or "see the log above"})')
+        log = (spec.build_dir / 'test.log').read_text(errors='replace')
+        return runner.tagged(log, bench.TAG)
+
+    for line in bench.table(bench.best_of_boots(boots, list(specs), measure)):
         print(line)
     return 0
-
-
-def bench_table(figures: Dict[str, Dict[str, float]]) -> List[str]:
-    """figure | upstream-impl | fork | fork/upstream-impl."""
-    lines = [f'{"figure (best of the boots)":<32} {"upstream-impl":>14} {"fork":>14} '
-             f'{"ratio":>7}']
-    for key in sorted(figures):
-        up, fork = (figures[key].get(v, float('nan')) for v in ('upstream-impl', 'fork'))
-        ratio = f'{fork / up:.2f}' if up else '-'
-        lines.append(f'{key:<32} {up:>14g} {fork:>14g} {ratio:>7}')
-    lines.append('bench: ratio is fork / upstream-impl; under 1.00 the fork is faster '
-                 'or smaller')
-    return lines
 
 
 def _status() -> int:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import deps, guest_tests, runner, session, tree, vm
+from . import bench, deps, guest_tests, runner, session, tree, vm
 from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
 
 DESCRIPTION = """\
@@ -36,6 +36,11 @@ verbs:
                     record the upstream implementation's results of
                     ftrace and tdc as the new baseline (review the diff
                     like code)
+  bench [--boots N] [--calls N]
+                    the cost of one uprobe hit in the guest (no
+                    arguments, six, six through $argN), on both builds
+                    booted in turn N times: the best of each, the ratio
+                    fork/upstream-impl and its range over the boots
 
 The run fails (exit 1) when the command fails, the guest panics or hangs
 past --timeout, or the kernel log holds a KASAN, UBSAN, lockdep or WARN
@@ -77,6 +82,13 @@ def _parser() -> argparse.ArgumentParser:
         if name == 'baseline':
             verb.add_argument('--last-run', action='store_true',
                               help='record the last upstream-impl run instead of booting')
+    bench_verb = verbs.add_parser('bench', help='uprobe hit benchmarks on both builds')
+    bench_verb.add_argument('--boots', type=int, default=3,
+                            help='boots of each build, in turn (default: 3)')
+    bench_verb.add_argument('--calls', type=int, default=2000,
+                            help='calls per timed round in the guest (default: 2000)')
+    bench_verb.add_argument('--timeout', type=int, default=600,
+                            help='seconds before a guest is killed (default: 600)')
     return parser
 
 
@@ -228,6 +240,27 @@ def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
     return 0
 
 
+def _bench(boots: int, calls: int, timeout: int) -> int:
+    """kfork.guest_bench in a guest of each build, booted in turn."""
+    deps.ensure(GUEST_TEST_PACKAGES)
+    vm.require_programs(['qemu-system-x86_64', 'gcc', 'nm', 'readelf'])
+    images = {v: kernel_image(v, True) for v in tree.VARIANTS}
+    command = ['env', f'PYTHONPATH={project_root() / "tools" / "lib"}', 'python3', '-m',
+               'kfork.guest_bench', '--calls', str(calls)]
+
+    def measure(boot: int, variant: str) -> Dict[str, str]:
+        image, folder = images[variant]
+        run = vm.boot(image, folder, variant, command, project_root(), timeout, stream=False)
+        if not run.ok:
+            raise ToolError(f'{variant}: the benchmark guest failed: {run.problem()} '
+                            f'(console: {folder / "console.log"})')
+        return runner.tagged((folder / 'console.log').read_text(errors='replace'), bench.TAG)
+
+    for line in bench.table(bench.best_of_boots(boots, list(images), measure)):
+        print(line)
+    return 0
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'run':
         return _run(args)
@@ -236,6 +269,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _test([variant], _suites(args.suites), args.timeout)
     if args.verb == 'compare':
         return _test(['upstream-impl', 'fork'], _suites(args.suites), args.timeout)
+    if args.verb == 'bench':
+        return _bench(args.boots, args.calls, args.timeout)
     if args.verb == 'baseline':
         return _baseline(_suites(args.suites, guest_tests.BASELINE_SUITES), args.timeout,
                          args.last_run)
