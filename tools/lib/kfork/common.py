@@ -25,6 +25,11 @@ def project_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
+def is_fork() -> bool:
+    """Inside a guest: its build, as tools/vm passes it; by hand, the fork."""
+    return os.environ.get('KFORK_VARIANT', 'fork') != 'upstream-impl'
+
+
 @dataclass(frozen=True)
 class WorkArea:
     """Where the unpacked tree, the builds and ccache live.

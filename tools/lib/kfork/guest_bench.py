@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import guest_uprobe as up
-from .common import project_root
+from .common import is_fork, project_root
 
 SOURCE = project_root() / 'tools' / 'guest' / 'uprobe' / 'bench.c'
 GROUP = 'kfork_bench'
@@ -93,7 +93,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument('folder', nargs='?', type=Path, default=Path('/tmp/kfork-bench'))
     args = parser.parse_args(argv)
     try:
-        figures = measure(build(args.folder), args.calls, args.rounds, up.is_fork())
+        figures = measure(build(args.folder), args.calls, args.rounds, is_fork())
     except (OSError, ValueError, subprocess.CalledProcessError) as err:
         print(f'guest_bench: {err}', file=sys.stderr)
         return 1

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import perf_event
-from .common import project_root
+from .common import is_fork, project_root
 from .tap import Tap
 
 SOURCE = project_root() / 'tools' / 'guest' / 'uprobe' / 'target.c'
@@ -484,11 +484,6 @@ def fork_probes(elf: Elf) -> List[Probe]:
         Arg('ax', 'ax=$arg1', lambda i: shown(num('KF_A') + i, 'x64'), '$arg1, default x64'),
     ]
     return [Probe('kf_args', 'p', elf.symbols['kf_work'], args)]
-
-
-def is_fork() -> bool:
-    """The guest's build, as tools/vm passes it; by hand, the fork."""
-    return os.environ.get('KFORK_VARIANT', 'fork') != 'upstream-impl'
 
 
 # --- the trace --------------------------------------------------------------
