@@ -336,9 +336,20 @@ class TcParityTest(unittest.TestCase):
     """The tc suite's expectations: tc's time format and jiffy rounding."""
 
     def test_tc_time(self) -> None:
-        # iproute2 prints %g of the largest unit the value reaches.
+        # iproute2 prints %.3g of the largest unit the value reaches.
         self.assertEqual([tcs.tc_time(u) for u in (999, 1000, 1500, 15000, 1_000_000)],
                          ['999us', '1ms', '1.5ms', '15ms', '1s'])
+        self.assertEqual([tcs.tc_time(u) for u in (2_820_130, 1_234_567, 4_294_967_294)],
+                         ['2.82s', '1.23s', '4.29e+03s'])
+
+    def test_target_as_upstream_dumps_it(self) -> None:
+        # 20 s = 2e10 ns; 2e10 - 4 * 2^32 = 2820130816 ns, cut to us
+        self.assertEqual(tcs.dumped_by_upstream(20_000_000), 2_820_130)
+        self.assertEqual(tcs.dumped_by_upstream(4_000_000), 4_000_000)
+        up = next(s for s in tcs.pie_steps(250, fork=False) if s.differs)
+        fork = next(s for s in tcs.pie_steps(250, fork=True) if s.differs)
+        self.assertEqual((up.options['target'], fork.options['target']), ('2.82s', '20s'))
+        self.assertEqual(up.command, 'change root pie target 20s')
 
     def test_jiffies_round_up(self) -> None:
         # HZ 250: a 4 ms tick; 15 ms is 3.75 ticks, kept as 4 (16 ms).
@@ -357,7 +368,7 @@ class TcParityTest(unittest.TestCase):
         self.assertIsNone(tcs.shown_options(show, 'hhf'))
 
     def test_steps_change_one_option_at_a_time(self) -> None:
-        steps = tcs.pie_steps(250)
+        steps = tcs.pie_steps(250, fork=True)
         self.assertEqual(steps[0].options['tupdate'], '16ms')
         target = next(s for s in steps if s.name == 'target in us')
         self.assertEqual(target.options['target'], '1.5ms')

@@ -42,8 +42,6 @@
  * s64 together, and 17 s off target already asks for p = 100%.
  */
 #define PIE_DELAY_TERM_MAX	((s64)BIT_ULL(28))
-/* Targets from 1 us to 10 s; beyond that a delay term could overflow. */
-#define PIE_TARGET_MAX_US	(10 * USEC_PER_SEC)
 /* psched_mtu() bounds for pie_drop_early(): never 0, never absurd. */
 #define PIE_MTU_MAX		BIT(20)
 
@@ -404,14 +402,14 @@ static const struct nla_policy pie_policy[TCA_PIE_MAX + 1] = {
  */
 static int pie_check_times(struct nlattr **tb, struct netlink_ext_ack *extack)
 {
-	if (tb[TCA_PIE_TARGET]) {
-		u32 target = nla_get_u32(tb[TCA_PIE_TARGET]);
-
-		if (!target || target > PIE_TARGET_MAX_US) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PIE_TARGET],
-					    "PIE target must be between 1 us and 10 s");
-			return -EINVAL;
-		}
+	/*
+	 * Any other target tc can send (up to U32_MAX us, 71 minutes) is
+	 * taken: a delay term clamps its difference before multiplying.
+	 */
+	if (tb[TCA_PIE_TARGET] && !nla_get_u32(tb[TCA_PIE_TARGET])) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PIE_TARGET],
+				    "PIE target must be at least 1 us");
+		return -EINVAL;
 	}
 	/* 0 would stop the controller for good: its timer re-arms on it. */
 	if (tb[TCA_PIE_TUPDATE] && !nla_get_u32(tb[TCA_PIE_TUPDATE])) {

@@ -662,14 +662,16 @@ struct pie_bad_case {
 	u32 value;
 };
 
-/* Values iproute2 never sends; raw netlink can. */
+/*
+ * Values iproute2 (tc/q_pie.c) never sends: it leaves out a zero limit,
+ * target or tupdate and refuses alpha or beta above 32.  Raw netlink can.
+ */
 static const struct pie_bad_case pie_bad_cases[] = {
 	{ "tupdate 0 would stop the timer", TCA_PIE_TUPDATE, 0 },
 	{ "alpha 33", TCA_PIE_ALPHA, 33 },
 	{ "alpha U32_MAX overflows the gain", TCA_PIE_ALPHA, U32_MAX },
 	{ "beta 33", TCA_PIE_BETA, 33 },
 	{ "target 0", TCA_PIE_TARGET, 0 },
-	{ "target 10s + 1us", TCA_PIE_TARGET, 10 * USEC_PER_SEC + 1 },
 	{ "limit 0", TCA_PIE_LIMIT, 0 },
 };
 
@@ -707,6 +709,32 @@ static void pie_qdisc_rejects_bad_attr_at_change(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, after[i], before[i], "attribute %d", i);
 }
 
+/*
+ * Project behaviour: tc sends a target of up to U32_MAX us ("target
+ * 20s"), and the dump gives it back through 64 ns ticks like any other
+ * (pie_attr_expected); upstream truncates the nanoseconds to 32 bits,
+ * so 20 s comes back as (20e9 mod 2^32) ns = 2820130 us.
+ */
+static void pie_qdisc_target_past_u32_ns(struct kunit *test)
+{
+	static const struct pie_attr_case targets[] = {
+		{ "target 20s", TCA_PIE_TARGET, 20 * USEC_PER_SEC },
+		{ "target U32_MAX us", TCA_PIE_TARGET, U32_MAX },
+	};
+	struct qdisc_test_attr attr = { TCA_PIE_TARGET, targets[0].value };
+	u32 v[TCA_PIE_MAX + 1];
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, &attr, 1), 0);
+	pie_dump_options(test, v);
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_TARGET], 20 * USEC_PER_SEC);
+	attr.value = targets[1].value;
+	KUNIT_ASSERT_EQ(test, pie_change(test, &attr, 1), 0);
+	pie_dump_options(test, v);
+	/* 4294967295000 ns is 67108863984 ticks and 375/1000 of one */
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_TARGET], pie_attr_expected(&targets[1]));
+	KUNIT_EXPECT_EQ(test, v[TCA_PIE_TARGET], 4294967294U);
+}
+
 static struct kunit_case pie_qdisc_cases[] = {
 	KUNIT_CASE(pie_qdisc_defaults),
 	KUNIT_CASE_PARAM(pie_qdisc_attr_at_init, pie_attr_gen_params),
@@ -728,6 +756,7 @@ static struct kunit_case pie_qdisc_cases[] = {
 	KUNIT_CASE(pie_qdisc_dump_overflow),
 	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_init, pie_bad_gen_params),
 	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_change, pie_bad_gen_params),
+	KUNIT_CASE(pie_qdisc_target_past_u32_ns),
 	{}
 };
 
