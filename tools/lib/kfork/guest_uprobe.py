@@ -956,6 +956,23 @@ def check_refctr_mismatch(tap: Tap, events: Path, probed: Path, elf: Elf) -> Non
               f'{err}\n{events.read_text()}')
 
 
+def check_removal_by_place(tap: Tap, events: Path, probed: Path, elf: Elf) -> None:
+    """-:EVENT PATH:OFFSET(REF_CTR_OFFSET) removes only a probe whose place
+    is written as the listing writes it; another semaphore matches none."""
+    usdt = Probe('kf_usdt', 'p', elf.usdt.location, [], elf.usdt.semaphore)
+    place = usdt.place(probed, elf)
+    before = events.read_text()
+    wrong = place.replace(f'({elf.file_offset(elf.usdt.semaphore):#x})',
+                          f'({elf.file_offset(elf.usdt.semaphore) + 2:#x})')
+    err = write(events, f'-:{GROUP}/kf_usdt {wrong}')
+    tap.check(err is not None and events.read_text() == before,
+              'kf_usdt: -:EVENT with another semaphore removes nothing', f'{err}')
+    err = write(events, f'-:{GROUP}/kf_usdt {place}')
+    tap.check(err is None and '/kf_usdt ' not in events.read_text(),
+              'kf_usdt: -:EVENT PATH:OFFSET(REF_CTR_OFFSET) removes it',
+              f'{err}\n{events.read_text()}')
+
+
 def run(folder: Path) -> Tap:
     tap = Tap('uprobe')
     trace = tracefs()
@@ -977,6 +994,7 @@ def run(folder: Path) -> Tap:
             check_perf(tap, trace, events, probed, elf, cold_file)
             check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
             check_refctr_mismatch(tap, events, probed, elf)
+            check_removal_by_place(tap, events, probed, elf)
             check_replaced(tap, trace, events, probed, cold_file, form)
         write(events, '', append=False)
     return tap
