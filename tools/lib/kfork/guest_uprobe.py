@@ -721,6 +721,15 @@ class Stepper:
         self._pipes()[0].close()
         return self.proc.wait(timeout=120)
 
+    def run_through(self) -> int:
+        """From step 'ready' to its end, nothing changed between the
+        steps; its exit status."""
+        for step in ('done', 'after'):
+            self.go()
+            self.step(step)
+        self.go()
+        return self.finish()
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
@@ -867,7 +876,6 @@ def check_perf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
     event_id = int((trace / 'events' / GROUP / 'kf_perf' / 'id').read_text())
     runs = {name: Stepper(binary, cold_file) for name in ('A', 'B')}
     fds = {}
-    statuses = {}
     try:
         for program in runs.values():
             program.step('ready')
@@ -877,13 +885,7 @@ def check_perf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
         fds['uprobe PMU retprobe'] = perf_event.open_uprobe(binary, work, pid, retprobe=True)
         runs['C'] = Stepper(binary, cold_file)
         runs['C'].step('ready')
-        for name, program in runs.items():
-            program.go()
-            program.step('done')
-            program.go()
-            program.step('after')
-            program.go()
-            statuses[name] = program.finish()
+        statuses = {name: program.run_through() for name, program in runs.items()}
         counts = {what: perf_event.count(fd) for what, fd in fds.items()}
     finally:
         for fd in fds.values():
@@ -915,19 +917,13 @@ def check_perf_systemwide(tap: Tap, trace: Path, events: Path, binary: Path, elf
     event_id = int((trace / 'events' / GROUP / 'kf_perf_all' / 'id').read_text())
     runs = [Stepper(binary, cold_file)]
     fds: List[int] = []
-    statuses = []
     try:
         runs[0].step('ready')
         fds = [perf_event.open_tracepoint(event_id, -1, cpu)
                for cpu in sorted(os.sched_getaffinity(0))]
         runs.append(Stepper(binary, cold_file))
         runs[1].step('ready')
-        for program in runs:
-            for step in ('done', 'after'):
-                program.go()
-                program.step(step)
-            program.go()
-            statuses.append(program.finish())
+        statuses = [program.run_through() for program in runs]
         total = sum(perf_event.count(fd) for fd in fds)
     finally:
         for fd in fds:
