@@ -395,6 +395,17 @@ def probes(elf: Elf) -> List[Probe]:
         Arg('u8', 'u8=+23(%cx):u8', const(shown(num('KF_BYTE'), 'u8')), 'u8'),
         Arg('back', 'back=-16(%r8):s64', const(shown(num('KF_ID'), 's64')),
             'negative offset dereference'),
+        # Arrays (uprobetracer.rst: TYPE[N], shown as {a,b,...}): id's
+        # two halves and its first bytes, little-endian; name as an
+        # array of one string pointer.
+        Arg('halves', 'halves=+0(%cx):s32[2]',
+            const('{%s,%s}' % (shown(num('KF_ID'), 's32'), shown(num('KF_ID') >> 32, 's32'))),
+            'array of s32'),
+        Arg('low3', 'low3=+0(%cx):x8[3]',
+            const('{%s}' % ','.join(shown(num('KF_ID') >> (8 * i), 'x8') for i in range(3))),
+            'array of x8'),
+        Arg('names', 'names=+8(%cx):string[1]', const(f'{{"{VALUES["KF_NAME"]}"}}'),
+            'array of one string'),
         Arg('gint', f'gint=@{elf.at(sym["kf_int"]):#x}:s32',
             const(shown(num('KF_INT'), 's32')), '@ADDR, s32'),
         Arg('gu32', f'gu32=@{elf.at(sym["kf_int"]):#x}:u32',
