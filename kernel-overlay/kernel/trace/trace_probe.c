@@ -1354,8 +1354,10 @@ int trace_probe_register_event_call(struct trace_probe *tp)
 	if (!register_trace_event(&call->event))
 		return -ENODEV;
 	err = trace_add_event_call(call);
-	if (err)
-		unregister_trace_event(&call->event);
+	if (!err)
+		return 0;
+	/* no files for it in tracefs: its output type goes back as well */
+	unregister_trace_event(&call->event);
 	return err;
 }
 
