@@ -190,9 +190,9 @@ static int hhf_bad_count(const struct hhf_bad_case *c)
 }
 
 /*
- * Refused at init; the teardown's qdisc_put() then runs ->destroy on
- * the half-built qdisc, as qdisc_create() does (upstream once
- * dereferenced NULL there, with the third case).
+ * Refused at init; qdisc_test_create() then runs ->destroy on the
+ * half-built qdisc, as qdisc_create() does (upstream once dereferenced
+ * NULL there, with the third case).
  */
 static void hhf_qdisc_rejects_bad_attr_at_init(struct kunit *test)
 {

@@ -27,6 +27,8 @@ struct qdisc_test_env {
 	struct Qdisc *sch;
 	struct sk_buff *msg;	/* holds the last options built */
 	struct netlink_ext_ack extack;
+	/* TCA_OPTIONS flagged NLA_F_NESTED, as tc sends some kinds' */
+	bool nested_flag;
 };
 
 struct qdisc_test_attr {
@@ -111,7 +113,8 @@ static inline struct nlattr *qdisc_test_options(struct kunit *test,
 	skb = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
 	env->msg = skb;
 	KUNIT_ASSERT_NOT_NULL(test, skb);
-	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	nest = env->nested_flag ? nla_nest_start(skb, TCA_OPTIONS) :
+		nla_nest_start_noflag(skb, TCA_OPTIONS);
 	KUNIT_ASSERT_NOT_NULL(test, nest);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, nla_put_u32(skb, attrs[i].type, attrs[i].value), 0);
@@ -121,8 +124,9 @@ static inline struct nlattr *qdisc_test_options(struct kunit *test,
 
 /*
  * The qdisc as the device queue's root, created as qdisc_create() does,
- * so its lock is the root lock that ->change takes.  On failure the
- * teardown's qdisc_put() runs ->destroy, as qdisc_create() does.
+ * so its lock is the root lock that ->change takes.  On failure it is
+ * undone as qdisc_create() undoes it: ->destroy, but no ->reset (which
+ * may expect what a failed ->init never set up), and the device put.
  */
 static inline int qdisc_test_create(struct kunit *test,
 				    const struct qdisc_test_attr *attrs, int n)
@@ -143,6 +147,14 @@ static inline int qdisc_test_create(struct kunit *test,
 	memset(&env->extack, 0, sizeof(env->extack));
 	rtnl_lock();
 	err = env->ops->init(sch, opt, &env->extack);
+	if (err) {
+		if (env->ops->destroy)
+			env->ops->destroy(sch);
+		txq->qdisc_sleeping = NULL;
+		env->sch = NULL;
+		netdev_put(env->dev, &sch->dev_tracker);
+		qdisc_free_rcu(sch);
+	}
 	rtnl_unlock();
 	return err;
 }
