@@ -32,16 +32,19 @@
 #include <net/pkt_sched.h>
 
 /*
- * pie_params.alpha and beta are in units of 1/16 (iproute2 accepts 0 to
- * 32, i.e. 0 to 2 per second of delay, RFC 8033's range).
- */
-#define PIE_GAIN_MAX		32
-/*
  * A delay difference is clamped to 2^28 ticks (17 s) before it is
- * multiplied by a gain: at the largest gain the two terms then fit an
- * s64 together, and 17 s off target already asks for p = 100%.
+ * multiplied by a gain, which bounds the products (pie_delay_terms).
+ * Only a target of minutes or a queue stalled that long reaches it.
  */
 #define PIE_DELAY_TERM_MAX	((s64)BIT_ULL(28))
+/*
+ * The change of p is saturated at 2^58, four times p's whole range:
+ * past that, p ends at 0 or 100% (or moves by the 2% cap) whatever the
+ * exact sum.
+ */
+#define PIE_DELTA_MAX		((s64)BIT_ULL(58))
+/* tc's pie takes alpha and beta in iproute2's range only. */
+#define PIE_GAIN_MAX		32
 /* psched_mtu() bounds for pie_drop_early(): never 0, never absurd. */
 #define PIE_MTU_MAX		BIT(20)
 
@@ -82,20 +85,43 @@ static unsigned int pie_gain_shift(u64 prob)
 	return shift;
 }
 
-/* A gain in 1/16 units as probability per tick of delay. */
+/*
+ * alpha or beta, in 1/16 units (iproute2 sends 0 to 32, RFC 8033's 0 to
+ * 2 per second; fq_pie takes any u32 from netlink), as probability per
+ * tick of delay: below 2^61, computed without overflow.
+ */
 static u64 pie_gain(u32 param, unsigned int shift)
 {
-	u64 per_tick = MAX_PROB / PSCHED_TICKS_PER_SEC;
-
-	return ((u64)min_t(u32, param, PIE_GAIN_MAX) * per_tick >> 4) >> shift;
+	return mul_u64_u32_shr(MAX_PROB / PSCHED_TICKS_PER_SEC, param,
+			       4 + shift);
 }
 
-static s64 pie_delay_term(u64 gain, psched_time_t a, psched_time_t b)
+static s64 pie_delay_diff(psched_time_t a, psched_time_t b)
 {
-	s64 diff = clamp_t(s64, (s64)(a - b), -PIE_DELAY_TERM_MAX,
-			   PIE_DELAY_TERM_MAX);
+	return clamp_t(s64, (s64)(a - b), -PIE_DELAY_TERM_MAX,
+		       PIE_DELAY_TERM_MAX);
+}
 
-	return (s64)gain * diff;
+/*
+ * ga * da + gb * db, saturated at +-2^58. Up to iproute2's gain of 32 a
+ * product stays below 2^62, but a gain fq_pie takes from netlink makes
+ * it up to 2^89, and the two terms may cancel (delay under target but
+ * rising). So each gain is split at bit 32 and the sum kept as
+ * hi * 2^32 + lo: every partial product is below 2^60, and the sum is
+ * exact until it is saturated.
+ */
+static s64 pie_delay_terms(u64 ga, s64 da, u64 gb, s64 db)
+{
+	s64 hi = (s64)(ga >> 32) * da + (s64)(gb >> 32) * db;
+	s64 lo = (s64)(ga & U32_MAX) * da + (s64)(gb & U32_MAX) * db;
+
+	hi += lo >> 32;		/* arithmetic: lo may be negative */
+	lo &= U32_MAX;
+	if (hi >= PIE_DELTA_MAX >> 32)
+		return PIE_DELTA_MAX;
+	if (hi < -(PIE_DELTA_MAX >> 32))
+		return -PIE_DELTA_MAX;
+	return hi * (s64)BIT_ULL(32) + lo;
 }
 
 /*
@@ -109,10 +135,10 @@ static s64 pie_prob_delta(const struct pie_params *params, u64 prob,
 	unsigned int shift = pie_gain_shift(prob);
 	s64 delta;
 
-	delta = pie_delay_term(pie_gain(params->alpha, shift), qdelay,
-			       params->target) +
-		pie_delay_term(pie_gain(params->beta, shift), qdelay,
-			       qdelay_old);
+	delta = pie_delay_terms(pie_gain(params->alpha, shift),
+				pie_delay_diff(qdelay, params->target),
+				pie_gain(params->beta, shift),
+				pie_delay_diff(qdelay, qdelay_old));
 	if (prob >= MAX_PROB / 10 && delta > (s64)pie_percent(2))
 		delta = pie_percent(2);
 	if (qdelay > PSCHED_NS2TICKS(250 * NSEC_PER_MSEC))

@@ -768,6 +768,175 @@ static struct kunit_suite pie_qdisc_suite = {
 };
 
 /*
+ * fq_pie runs sch_pie.c's controller once per flow. Its file is the
+ * distro's on both builds, so its private data is laid out alike on
+ * both; this is that layout up to the update timer, with each flow
+ * reduced to the struct pie_vars it starts with (one flow only).
+ */
+struct fq_pie_test_priv {
+	struct tcf_proto __rcu *filter_list;
+	struct tcf_block *block;
+	struct pie_vars *flows;
+	struct Qdisc *sch;
+	struct list_head old_flows;
+	struct list_head new_flows;
+	struct pie_params p_params;
+	u32 ecn_prob, flows_cnt, flows_cursor, quantum, memory_limit;
+	u32 new_flow_count, memory_usage, overmemory;
+	struct pie_stats stats;
+	struct timer_list adapt_timer;
+};
+
+/* iproute2 sends fq_pie's options flagged, and fq_pie parses strictly. */
+static int fq_pie_test_init(struct kunit *test)
+{
+	int err = qdisc_test_setup(test, "fq_pie");
+
+	qdisc_test_env(test)->nested_flag = true;
+	return err;
+}
+
+/* MAX_PROB per tick of delay for a gain of 16/16 per second */
+#define FQ_PIE_PER_TICK		(MAX_PROB / PSCHED_TICKS_PER_SEC)
+#define FQ_PIE_TARGET		MS(15)	/* fq_pie's default */
+#define FQ_PIE_D		100	/* ticks, 6.4 us */
+
+struct fq_pie_gain_case {
+	const char *name;
+	u32 alpha, beta;
+	u64 prob;				/* before the update */
+	psched_time_t qdelay, qdelay_old;
+	u64 expected;				/* after it */
+};
+
+/*
+ * One update of a flow at p = 50% (no auto-tuning: the gains are taken
+ * whole, RFC 8033 section 4.2), p += alpha/16 * (qdelay - target) +
+ * beta/16 * (qdelay - qdelay_old), a gain g/16 per second being
+ * floor(g * FQ_PIE_PER_TICK / 16) per tick. fq_pie's policy takes any
+ * u32 gain, and the distro runs with it: 64 must move p exactly twice
+ * as far as 32, not be cut to iproute2's 32.
+ */
+static const struct fq_pie_gain_case fq_pie_gain_cases[] = {
+	{ "alpha 32, under target", 32, 0, MAX_PROB / 2,
+	  FQ_PIE_TARGET - FQ_PIE_D, FQ_PIE_TARGET - FQ_PIE_D,
+	  MAX_PROB / 2 - 2 * FQ_PIE_PER_TICK * FQ_PIE_D },
+	{ "alpha 64, under target", 64, 0, MAX_PROB / 2,
+	  FQ_PIE_TARGET - FQ_PIE_D, FQ_PIE_TARGET - FQ_PIE_D,
+	  MAX_PROB / 2 - 4 * FQ_PIE_PER_TICK * FQ_PIE_D },
+	/* 1000/16 = 62.5; FQ_PIE_PER_TICK is even */
+	{ "alpha 1000, under target", 1000, 0, MAX_PROB / 2,
+	  FQ_PIE_TARGET - FQ_PIE_D, FQ_PIE_TARGET - FQ_PIE_D,
+	  MAX_PROB / 2 - FQ_PIE_PER_TICK / 2 * 125 * FQ_PIE_D },
+	{ "beta 64, delay falling", 0, 64, MAX_PROB / 2,
+	  FQ_PIE_TARGET, FQ_PIE_TARGET + FQ_PIE_D,
+	  MAX_PROB / 2 - 4 * FQ_PIE_PER_TICK * FQ_PIE_D },
+	/*
+	 * Under target by D but rising by D: the two terms, each about
+	 * 8.6e19 (past 2^63), cancel but for alpha - beta = 16/16 per
+	 * second (3e9 / 16 is whole, so the floors cancel too).
+	 */
+	{ "alpha 3e9 + 16, beta 3e9, terms cancel", 3000000016U, 3000000000U,
+	  MAX_PROB / 2, FQ_PIE_TARGET - FQ_PIE_D, FQ_PIE_TARGET - 2 * FQ_PIE_D,
+	  MAX_PROB / 2 - FQ_PIE_PER_TICK * FQ_PIE_D },
+	/* (2^32 - 1)/16 per second for 1 ms: 268,000 times p's range */
+	{ "alpha U32_MAX, under target", U32_MAX, 0, MAX_PROB / 2,
+	  FQ_PIE_TARGET - MS(1), FQ_PIE_TARGET - MS(1), 0 },
+};
+
+static void fq_pie_gain_case_desc(const struct fq_pie_gain_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fq_pie_gain, fq_pie_gain_cases, fq_pie_gain_case_desc);
+
+/*
+ * Run fq_pie's update timer once on its one flow, in the state given.
+ * A tupdate of 0 jiffies keeps the timer from re-arming itself, so
+ * exactly one update runs.
+ */
+static u64 fq_pie_update_once(struct kunit *test, u32 alpha, u32 beta, u64 prob,
+			      psched_time_t qdelay, psched_time_t qdelay_old)
+{
+	const struct qdisc_test_attr attrs[] = {
+		{ TCA_FQ_PIE_FLOWS, 1 },
+		{ TCA_FQ_PIE_TUPDATE, 0 },
+		{ TCA_FQ_PIE_ALPHA, alpha },
+		{ TCA_FQ_PIE_BETA, beta },
+	};
+	struct fq_pie_test_priv *q;
+	struct Qdisc *sch;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, qdisc_test_create(test, attrs, ARRAY_SIZE(attrs)), 0);
+	sch = qdisc_test_sch(test);
+	q = qdisc_priv(sch);
+	del_timer_sync(&q->adapt_timer);
+	/* the layout above still matches */
+	KUNIT_ASSERT_PTR_EQ(test, q->sch, sch);
+	KUNIT_ASSERT_EQ(test, q->flows_cnt, 1);
+	KUNIT_ASSERT_EQ(test, q->p_params.alpha, alpha);
+	KUNIT_ASSERT_EQ(test, q->p_params.beta, beta);
+	KUNIT_ASSERT_EQ(test, q->p_params.target, FQ_PIE_TARGET);
+
+	spin_lock_bh(qdisc_lock(sch));
+	q->flows[0].prob = prob;
+	q->flows[0].qdelay = qdelay;
+	q->flows[0].qdelay_old = qdelay_old;
+	spin_unlock_bh(qdisc_lock(sch));
+
+	mod_timer(&q->adapt_timer, jiffies);
+	for (i = 0; i < 50 && timer_pending(&q->adapt_timer); i++)
+		msleep(20);
+	/* it ran (del_timer_sync waits for its end), and did not re-arm */
+	KUNIT_EXPECT_EQ(test, del_timer_sync(&q->adapt_timer), 0);
+
+	spin_lock_bh(qdisc_lock(sch));
+	prob = q->flows[0].prob;
+	spin_unlock_bh(qdisc_lock(sch));
+	return prob;
+}
+
+static void fq_pie_qdisc_gain(struct kunit *test)
+{
+	const struct fq_pie_gain_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, fq_pie_update_once(test, c->alpha, c->beta, c->prob,
+						 c->qdelay, c->qdelay_old),
+			c->expected);
+}
+
+/*
+ * Project behaviour: at p = 5% the gains are halved (RFC 8033 section
+ * 4.2), and (2^32 - 1)/32 per second for 1 ms over target asks for p
+ * to rise by 134,000 times its range: p stops at 100%. Upstream's gain
+ * (2^32 - 1) * FQ_PIE_PER_TICK wraps in 64 bits, and p passes 100%
+ * (about 1.78 times MAX_PROB) unseen, as pie_math's
+ * pie_prob_never_exceeds_max shows for small gains.
+ */
+static void fq_pie_qdisc_huge_gain_saturates(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, fq_pie_update_once(test, U32_MAX, 0, MAX_PROB / 20,
+						 FQ_PIE_TARGET + MS(1),
+						 FQ_PIE_TARGET + MS(1)),
+			MAX_PROB);
+}
+
+static struct kunit_case fq_pie_qdisc_cases[] = {
+	KUNIT_CASE_PARAM(fq_pie_qdisc_gain, fq_pie_gain_gen_params),
+	KUNIT_CASE(fq_pie_qdisc_huge_gain_saturates),
+	{}
+};
+
+static struct kunit_suite fq_pie_qdisc_suite = {
+	.name = "fq_pie_qdisc",
+	.init = fq_pie_test_init,
+	.exit = qdisc_test_teardown,
+	.test_cases = fq_pie_qdisc_cases,
+};
+
+/*
  * pie_bench is a benchmark, not a test: it asserts nothing about time.
  * tools/kunit bench boots each build with sch_pie_qdisc_kunit.bench=1
  * and compares the figures it prints ("kfork-bench: KEY VALUE"), the
@@ -846,6 +1015,6 @@ static struct kunit_suite pie_bench_suite = {
 	.test_cases = pie_bench_cases,
 };
 
-kunit_test_suites(&pie_qdisc_suite, &pie_bench_suite);
+kunit_test_suites(&pie_qdisc_suite, &fq_pie_qdisc_suite, &pie_bench_suite);
 
 MODULE_LICENSE("GPL");
