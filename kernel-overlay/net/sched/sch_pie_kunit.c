@@ -542,28 +542,51 @@ static void pie_early_drops_past_upper_threshold(struct kunit *test)
 
 /*
  * Between 0.85 and 8.5 accumulated, a packet is dropped with probability
- * p, and only a drop empties the accumulator (RFC 8033 5.4).  With p =
- * 0.5 and the sum at 0.5 before each packet (1.0 after it), the drops of
- * 20000 packets are binomial: mean 10000, standard deviation
- * sqrt(20000 * 0.5 * 0.5) = 70.7.  Six deviations (424) either way fail
- * a correct implementation about once in 5e8 runs.
+ * p, and only a drop empties the accumulator (RFC 8033 5.4). With the
+ * sum at 1 before each packet (1 + p after it), the drops of 20000
+ * packets are binomial: mean 20000 p, standard deviation
+ * sqrt(20000 p (1 - p)). Six deviations either way fail a correct
+ * implementation about once in 5e8 runs. p = 0.5 alone cannot tell a
+ * draw against p from one against 1 - p; the others can (1000 drops
+ * against 19000 at p = 0.05).
  */
+struct pie_draw_case {
+	const char *name;
+	u64 prob;
+	unsigned int mean, six_sd;
+};
+
+static const struct pie_draw_case pie_draw_cases[] = {
+	{ "p 0.05", PROB(1, 20), 1000, 185 },	/* sd sqrt(950) = 30.8 */
+	{ "p 0.3", PROB(3, 10), 6000, 389 },	/* sd sqrt(4200) = 64.8 */
+	{ "p 0.5", PROB(1, 2), 10000, 424 },	/* sd sqrt(5000) = 70.7 */
+	{ "p 0.9", PROB(9, 10), 18000, 255 },	/* sd sqrt(1800) = 42.4 */
+};
+
+static void pie_draw_case_desc(const struct pie_draw_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_draw, pie_draw_cases, pie_draw_case_desc);
+
 static void pie_early_draws_between_thresholds(struct kunit *test)
 {
+	const struct pie_draw_case *c = test->param_value;
 	struct pie_early *e = test->priv;
 	unsigned int i, drops = 0, bad_sums = 0;
 
-	e->vars.prob = PROB(1, 2);
+	e->vars.prob = c->prob;
 	for (i = 0; i < 20000; i++) {
 		bool dropped;
 
-		e->vars.accu_prob = PROB(1, 2);
+		e->vars.accu_prob = PROB(1, 1);
 		dropped = pie_early(e, PIE_BIG_BACKLOG, 1000);
 		drops += dropped;
-		bad_sums += e->vars.accu_prob != (dropped ? 0 : 2 * PROB(1, 2));
+		bad_sums += e->vars.accu_prob != (dropped ? 0 : PROB(1, 1) + c->prob);
 	}
-	KUNIT_EXPECT_GE(test, drops, 10000 - 424);
-	KUNIT_EXPECT_LE(test, drops, 10000 + 424);
+	KUNIT_EXPECT_GE(test, drops, c->mean - c->six_sd);
+	KUNIT_EXPECT_LE(test, drops, c->mean + c->six_sd);
 	KUNIT_EXPECT_EQ_MSG(test, bad_sums, 0, "accumulator not emptied by a drop or not kept");
 }
 
@@ -681,7 +704,7 @@ static struct kunit_case pie_drop_early_cases[] = {
 	KUNIT_CASE(pie_early_mtu_is_ethernet),
 	KUNIT_CASE(pie_early_accumulates_below_threshold),
 	KUNIT_CASE(pie_early_drops_past_upper_threshold),
-	KUNIT_CASE(pie_early_draws_between_thresholds),
+	KUNIT_CASE_PARAM(pie_early_draws_between_thresholds, pie_draw_gen_params),
 	KUNIT_CASE(pie_early_zero_prob_clears_accumulator),
 	KUNIT_CASE(pie_early_burst_allowance_protects),
 	KUNIT_CASE(pie_early_low_delay_low_prob_protects),
