@@ -19,6 +19,8 @@
 #include <net/pie.h>
 #include <net/sch_generic.h>
 
+#include "sch_qdisc_kunit.h"
+
 #define MS(ms) PSCHED_NS2TICKS((u64)(ms) * NSEC_PER_MSEC)
 
 /* A fraction of MAX_PROB, for probabilities written as num/den. */
@@ -347,40 +349,23 @@ static const struct pie_diff_config pie_diff_configs[] = {
 	{ "pie.rate_mode", 2, 20, 15, true },
 };
 
-static u64 pie_xorshift(u64 *state)
-{
-	*state ^= *state << 13;
-	*state ^= *state >> 7;
-	*state ^= *state << 17;
-	return *state;
-}
-
-static u64 pie_fnv(u64 hash, u64 value)
-{
-	int i;
-
-	for (i = 0; i < 8; i++, value >>= 8)
-		hash = (hash ^ (value & 0xff)) * 0x100000001b3ULL;
-	return hash;
-}
-
 static u64 pie_state_digest(u64 hash, const struct pie_vars *v)
 {
-	hash = pie_fnv(hash, v->prob);
-	hash = pie_fnv(hash, v->qdelay);
-	hash = pie_fnv(hash, v->qdelay_old);
-	hash = pie_fnv(hash, v->burst_time);
-	hash = pie_fnv(hash, v->dq_tstamp);
-	hash = pie_fnv(hash, v->accu_prob);
-	hash = pie_fnv(hash, v->dq_count);
-	hash = pie_fnv(hash, v->avg_dq_rate);
-	return pie_fnv(hash, v->backlog_old);
+	hash = qdisc_test_fnv(hash, v->prob);
+	hash = qdisc_test_fnv(hash, v->qdelay);
+	hash = qdisc_test_fnv(hash, v->qdelay_old);
+	hash = qdisc_test_fnv(hash, v->burst_time);
+	hash = qdisc_test_fnv(hash, v->dq_tstamp);
+	hash = qdisc_test_fnv(hash, v->accu_prob);
+	hash = qdisc_test_fnv(hash, v->dq_count);
+	hash = qdisc_test_fnv(hash, v->avg_dq_rate);
+	return qdisc_test_fnv(hash, v->backlog_old);
 }
 
 /* One step of the plant: the queue after 15 ms of arrivals thinned by p. */
 static u32 pie_plant_step(u64 *seed, u32 backlog, u64 prob)
 {
-	u64 offered = LINK_BYTES_MS * 15 * (50 + pie_xorshift(seed) % 151) / 100;
+	u64 offered = LINK_BYTES_MS * 15 * (50 + qdisc_test_xorshift(seed) % 151) / 100;
 	u64 kept = offered - div64_u64(offered * (prob >> 24), MAX_PROB >> 24);
 	u64 drained = LINK_BYTES_MS * 15;
 
@@ -405,7 +390,7 @@ static void pie_diff_trajectory(struct kunit *test)
 		memset(&vars, 0, sizeof(vars));
 		pie_vars_init(&vars);
 		seed = 0x9e3779b97f4a7c15ULL;
-		hash = 0xcbf29ce484222325ULL;
+		hash = QDISC_TEST_FNV_START;
 		backlog = 0;
 		peak = 0;
 

@@ -294,9 +294,12 @@ static inline void qdisc_test_xstats(struct kunit *test, void *st, int size)
 	struct gnet_dump d;
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
+	/* under RTNL, as tc_fill_qdisc() (fq_pie takes the tree lock) */
+	rtnl_lock();
 	if (!gnet_stats_start_copy(skb, TCA_STATS2, NULL, &d, TCA_PAD) &&
 	    !env->ops->dump_stats(env->sch, &d) && !gnet_stats_finish_copy(&d))
 		app = nla_find(nla_data(d.tail), nla_len(d.tail), TCA_STATS_APP);
+	rtnl_unlock();
 	if (!app || nla_len(app) != size) {
 		kfree_skb(skb);
 		KUNIT_ASSERT_FAILURE(test, "no xstats of the right size in the dump");
@@ -352,6 +355,30 @@ static inline struct sk_buff *qdisc_test_udp(struct kunit *test, u32 flow,
 	qdisc_skb_cb(skb)->pkt_len = len;
 	return skb;
 }
+
+/*
+ * A fixed pseudo-random sequence, the same on every build and boot
+ * (xorshift64, Marsaglia 2003); state must not be 0.
+ */
+static inline u64 qdisc_test_xorshift(u64 *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* FNV-1a over the 8 bytes of value, for the kfork-diff digests. */
+static inline u64 qdisc_test_fnv(u64 hash, u64 value)
+{
+	int i;
+
+	for (i = 0; i < 8; i++, value >>= 8)
+		hash = (hash ^ (value & 0xff)) * 0x100000001b3ULL;
+	return hash;
+}
+
+#define QDISC_TEST_FNV_START	0xcbf29ce484222325ULL
 
 /* The flow number qdisc_test_udp() gave skb. */
 static inline u32 qdisc_test_flow_of(const struct sk_buff *skb)
