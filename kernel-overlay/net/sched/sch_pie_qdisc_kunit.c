@@ -21,6 +21,7 @@
  */
 
 #include <linux/delay.h>
+#include <linux/kprobes.h>
 #include <linux/timer.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
@@ -735,48 +736,25 @@ static void pie_qdisc_target_past_u32_ns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v[TCA_PIE_TARGET], 4294967294U);
 }
 
-static struct kunit_case pie_qdisc_cases[] = {
-	KUNIT_CASE(pie_qdisc_defaults),
-	KUNIT_CASE_PARAM(pie_qdisc_attr_at_init, pie_attr_gen_params),
-	KUNIT_CASE_PARAM(pie_qdisc_attr_at_change, pie_attr_gen_params),
-	KUNIT_CASE(pie_qdisc_fifo_order),
-	KUNIT_CASE(pie_qdisc_limit_overflow),
-	KUNIT_CASE(pie_qdisc_drops_past_threshold),
-	KUNIT_CASE(pie_qdisc_spares_below_threshold),
-	KUNIT_CASE_PARAM(pie_qdisc_ecn_mark, pie_ecn_gen_params),
-	KUNIT_CASE(pie_qdisc_burst_allowance_expires),
-	KUNIT_CASE(pie_qdisc_dequeue_measures_delay),
-	KUNIT_CASE(pie_qdisc_rate_estimator_samples),
-	KUNIT_CASE(pie_qdisc_rate_estimator_needs_a_queue),
-	KUNIT_CASE(pie_qdisc_change_shrinks_queue),
-	KUNIT_CASE(pie_qdisc_xstats_prob_scale),
-	KUNIT_CASE(pie_qdisc_xstats_prob_saturates),
-	KUNIT_CASE(pie_qdisc_timer_updates),
-	KUNIT_CASE(pie_qdisc_reset_clears_controller),
-	KUNIT_CASE(pie_qdisc_dump_overflow),
-	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_init, pie_bad_gen_params),
-	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_change, pie_bad_gen_params),
-	KUNIT_CASE(pie_qdisc_target_past_u32_ns),
-	{}
-};
-
-static struct kunit_suite pie_qdisc_suite = {
-	.name = "pie_qdisc",
-	.init = pie_test_init,
-	.exit = qdisc_test_teardown,
-	.test_cases = pie_qdisc_cases,
-};
-
 /*
  * fq_pie runs sch_pie.c's controller once per flow. Its file is the
  * distro's on both builds, so its private data is laid out alike on
- * both; this is that layout up to the update timer, with each flow
- * reduced to the struct pie_vars it starts with (one flow only).
+ * both; this is that layout up to the update timer.
  */
+struct fq_pie_test_flow {
+	struct pie_vars vars;
+	s32 deficit;
+	u32 backlog;
+	u32 qlen;
+	struct list_head flowchain;
+	struct sk_buff *head;
+	struct sk_buff *tail;
+};
+
 struct fq_pie_test_priv {
 	struct tcf_proto __rcu *filter_list;
 	struct tcf_block *block;
-	struct pie_vars *flows;
+	struct fq_pie_test_flow *flows;
 	struct Qdisc *sch;
 	struct list_head old_flows;
 	struct list_head new_flows;
@@ -851,6 +829,21 @@ static void fq_pie_gain_case_desc(const struct fq_pie_gain_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(fq_pie_gain, fq_pie_gain_cases, fq_pie_gain_case_desc);
 
+/* An fq_pie qdisc whose update timer is stopped: the tests update it. */
+static struct fq_pie_test_priv *fq_pie_create(struct kunit *test,
+					      const struct qdisc_test_attr *attrs,
+					      int n)
+{
+	struct fq_pie_test_priv *q;
+
+	KUNIT_ASSERT_EQ(test, qdisc_test_create(test, attrs, n), 0);
+	q = qdisc_priv(qdisc_test_sch(test));
+	del_timer_sync(&q->adapt_timer);
+	/* the layout above still matches */
+	KUNIT_ASSERT_PTR_EQ(test, q->sch, qdisc_test_sch(test));
+	return q;
+}
+
 /*
  * Run fq_pie's update timer once on its one flow, in the state given.
  * A tupdate of 0 jiffies keeps the timer from re-arming itself, so
@@ -869,21 +862,17 @@ static u64 fq_pie_update_once(struct kunit *test, u32 alpha, u32 beta, u64 prob,
 	struct Qdisc *sch;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, qdisc_test_create(test, attrs, ARRAY_SIZE(attrs)), 0);
+	q = fq_pie_create(test, attrs, ARRAY_SIZE(attrs));
 	sch = qdisc_test_sch(test);
-	q = qdisc_priv(sch);
-	del_timer_sync(&q->adapt_timer);
-	/* the layout above still matches */
-	KUNIT_ASSERT_PTR_EQ(test, q->sch, sch);
 	KUNIT_ASSERT_EQ(test, q->flows_cnt, 1);
 	KUNIT_ASSERT_EQ(test, q->p_params.alpha, alpha);
 	KUNIT_ASSERT_EQ(test, q->p_params.beta, beta);
 	KUNIT_ASSERT_EQ(test, q->p_params.target, FQ_PIE_TARGET);
 
 	spin_lock_bh(qdisc_lock(sch));
-	q->flows[0].prob = prob;
-	q->flows[0].qdelay = qdelay;
-	q->flows[0].qdelay_old = qdelay_old;
+	q->flows[0].vars.prob = prob;
+	q->flows[0].vars.qdelay = qdelay;
+	q->flows[0].vars.qdelay_old = qdelay_old;
 	spin_unlock_bh(qdisc_lock(sch));
 
 	mod_timer(&q->adapt_timer, jiffies);
@@ -893,7 +882,7 @@ static u64 fq_pie_update_once(struct kunit *test, u32 alpha, u32 beta, u64 prob,
 	KUNIT_EXPECT_EQ(test, del_timer_sync(&q->adapt_timer), 0);
 
 	spin_lock_bh(qdisc_lock(sch));
-	prob = q->flows[0].prob;
+	prob = q->flows[0].vars.prob;
 	spin_unlock_bh(qdisc_lock(sch));
 	return prob;
 }
@@ -923,9 +912,366 @@ static void fq_pie_qdisc_huge_gain_saturates(struct kunit *test)
 			MAX_PROB);
 }
 
+/*
+ * Whole-qdisc differential runs: a seeded schedule of arrivals,
+ * departures and controller updates through the qdisc's own enqueue
+ * and dequeue, digested as it goes (the verdict of every packet, the
+ * flow of every departure, p after every update, the counters);
+ * tools/kunit compare expects the same kfork-diff digests on both
+ * builds. The inputs are the same on both: time and randomness are the
+ * only others, so kretprobes on ktime_get() and the random sources hand
+ * this task a virtual clock and a fixed random sequence (every other
+ * caller gets the real ones). The schedule keeps p under 100% and the
+ * backlog far under 16 MiB, out of reach of the fork's marked fixes.
+ */
+#define DIFF_STEPS		3000	/* of 1 ms: 200 updates of 15 ms */
+#define DIFF_EVERY		1000
+#define DIFF_START_NS		(10ULL * NSEC_PER_SEC)
+
+struct qdisc_diff_source {
+	/* the fork draws with get_random_u64(), the distro get_random_bytes() */
+	struct kretprobe clock, random, bytes;
+	struct task_struct *task;
+	u64 now_ns;
+	u64 random_state;
+};
+
+/* One run at a time: KUnit runs its cases one after another. */
+static struct qdisc_diff_source *qdisc_diff_active;
+
+static int qdisc_diff_clock(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qdisc_diff_source *src = READ_ONCE(qdisc_diff_active);
+
+	if (src && current == src->task)
+		regs_set_return_value(regs, src->now_ns);
+	return 0;
+}
+
+static int qdisc_diff_random(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qdisc_diff_source *src = READ_ONCE(qdisc_diff_active);
+
+	if (src && current == src->task)
+		regs_set_return_value(regs, qdisc_test_xorshift(&src->random_state));
+	return 0;
+}
+
+/* get_random_bytes(buf, len), as its return handler finds them */
+struct qdisc_diff_buf {
+	u8 *buf;
+	size_t len;
+};
+
+static int qdisc_diff_bytes_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qdisc_diff_source *src = READ_ONCE(qdisc_diff_active);
+	struct qdisc_diff_buf *b = (struct qdisc_diff_buf *)ri->data;
+
+	if (!src || current != src->task)
+		return 1;	/* not ours: no return handler */
+	b->buf = (u8 *)regs_get_kernel_argument(regs, 0);
+	b->len = regs_get_kernel_argument(regs, 1);
+	return 0;
+}
+
+/* The same sequence as get_random_u64() gets, 8 bytes a value. */
+static int qdisc_diff_bytes(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct qdisc_diff_source *src = READ_ONCE(qdisc_diff_active);
+	struct qdisc_diff_buf *b = (struct qdisc_diff_buf *)ri->data;
+	size_t i;
+	u64 v;
+
+	for (i = 0; i < b->len; i += sizeof(v)) {
+		v = qdisc_test_xorshift(&src->random_state);
+		memcpy(b->buf + i, &v, min(sizeof(v), b->len - i));
+	}
+	return 0;
+}
+
+static int qdisc_diff_source_init(struct kunit_resource *res, void *context)
+{
+	struct qdisc_diff_source *src = context;
+	int err;
+
+	src->clock.kp.symbol_name = "ktime_get";
+	src->clock.handler = qdisc_diff_clock;
+	src->clock.maxactive = 64;
+	src->random.kp.symbol_name = "get_random_u64";
+	src->random.handler = qdisc_diff_random;
+	src->random.maxactive = 64;
+	src->bytes.kp.symbol_name = "get_random_bytes";
+	src->bytes.entry_handler = qdisc_diff_bytes_entry;
+	src->bytes.handler = qdisc_diff_bytes;
+	src->bytes.data_size = sizeof(struct qdisc_diff_buf);
+	src->bytes.maxactive = 64;
+	src->task = current;
+	src->now_ns = DIFF_START_NS;
+	src->random_state = 0x2545f4914f6cdd1dULL;
+	WRITE_ONCE(qdisc_diff_active, src);
+	res->data = src;
+	err = register_kretprobe(&src->clock);
+	if (err)
+		goto out;
+	err = register_kretprobe(&src->random);
+	if (err)
+		goto out_clock;
+	err = register_kretprobe(&src->bytes);
+	if (!err)
+		return 0;
+	unregister_kretprobe(&src->random);
+out_clock:
+	unregister_kretprobe(&src->clock);
+out:
+	WRITE_ONCE(qdisc_diff_active, NULL);
+	return err;
+}
+
+static void qdisc_diff_source_free(struct kunit_resource *res)
+{
+	struct qdisc_diff_source *src = res->data;
+
+	unregister_kretprobe(&src->bytes);
+	unregister_kretprobe(&src->random);
+	unregister_kretprobe(&src->clock);
+	WRITE_ONCE(qdisc_diff_active, NULL);
+	kfree(src);
+}
+
+/* The virtual sources, until the test ends (even by a failed assertion). */
+static struct qdisc_diff_source *qdisc_diff_source(struct kunit *test)
+{
+	struct qdisc_diff_source *src;
+
+	if (!IS_ENABLED(CONFIG_KRETPROBES))
+		kunit_skip(test, "needs CONFIG_KRETPROBES for its virtual clock");
+	src = kzalloc(sizeof(*src), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	if (!kunit_alloc_resource(test, qdisc_diff_source_init,
+				  qdisc_diff_source_free, GFP_KERNEL, src)) {
+		kfree(src);
+		KUNIT_ASSERT_FAILURE(test, "cannot put kretprobes on ktime_get and get_random_*");
+	}
+	return src;
+}
+
+struct qdisc_diff_config {
+	const char *key;
+	struct qdisc_test_attr attrs[3];
+	u8 tos;		/* INET_ECN_ECT_0: ECN-capable traffic */
+	u32 flows;	/* fq_pie: the packets' flows (skb->priority) */
+};
+
+/* What a run saw, besides its digest. */
+struct qdisc_diff_result {
+	u64 peak_prob;
+	u32 enqueued, dropped, sent;
+};
+
+/*
+ * The controller update that the qdisc's timer runs every tupdate, run
+ * here on the virtual schedule instead (the timer is stopped); each
+ * flow's p goes into the digest.
+ */
+static void qdisc_diff_update(struct Qdisc *sch, const struct qdisc_diff_config *c,
+			      struct qdisc_diff_result *r, u64 *hash)
+{
+	u32 i;
+
+	spin_lock_bh(qdisc_lock(sch));
+	if (!c->flows) {
+		struct pie_test_priv *q = pie_priv(sch);
+
+		pie_calculate_probability(&q->params, &q->vars, sch->qstats.backlog);
+		r->peak_prob = max(r->peak_prob, q->vars.prob);
+		*hash = qdisc_test_fnv(*hash, q->vars.prob);
+	} else {
+		struct fq_pie_test_priv *q = qdisc_priv(sch);
+
+		for (i = 0; i < q->flows_cnt; i++) {
+			struct fq_pie_test_flow *f = &q->flows[i];
+
+			pie_calculate_probability(&q->p_params, &f->vars, f->backlog);
+			r->peak_prob = max(r->peak_prob, f->vars.prob);
+			*hash = qdisc_test_fnv(*hash, f->vars.prob);
+		}
+	}
+	spin_unlock_bh(qdisc_lock(sch));
+}
+
+/* One departure: 0 if the queue was empty, else 1 + the packet's flow. */
+static u64 qdisc_diff_depart(struct kunit *test, struct qdisc_diff_result *r)
+{
+	struct sk_buff *skb = qdisc_test_dequeue(test);
+	u64 seen = skb ? 1 + TC_H_MIN(skb->priority) : 0;
+
+	r->sent += !!skb;
+	kfree_skb(skb);
+	return seen;
+}
+
+/*
+ * 1 ms per step: 0 to 4 arrivals of 1000 bytes, 200 us apart (2 per ms
+ * on average), then one or two departures, 8 every 5 ms: the link is
+ * offered 1.25 times its rate, so p must settle near 1 - 1/1.25 = 20%
+ * once it has drained what built up during the burst allowance. fq_pie's packets go
+ * to its two flows alike, which overloads each of them as much.
+ */
+static void qdisc_diff_run(struct kunit *test, const struct qdisc_diff_config *c,
+			   struct qdisc_diff_result *r)
+{
+	struct qdisc_diff_source *src = qdisc_diff_source(test);
+	struct Qdisc *sch = qdisc_test_sch(test);
+	u64 seed = 0x9e3779b97f4a7c15ULL, hash = QDISC_TEST_FNV_START;
+	u64 step_ns = DIFF_START_NS;
+	int step, i, n, ret;
+
+	for (step = 1; step <= DIFF_STEPS; step++, step_ns += NSEC_PER_MSEC) {
+		n = qdisc_test_xorshift(&seed) % 5;
+		for (i = 0; i < n; i++) {
+			struct sk_buff *skb = pie_packet(test, PKT_LEN, c->tos, 0);
+
+			if (c->flows)
+				skb->priority = sch->handle |
+					(1 + qdisc_test_xorshift(&seed) % 2);
+			WRITE_ONCE(src->now_ns, step_ns + i * 200 * NSEC_PER_USEC);
+			ret = qdisc_test_enqueue(test, skb);
+			r->enqueued += ret == NET_XMIT_SUCCESS;
+			r->dropped += ret != NET_XMIT_SUCCESS;
+			hash = qdisc_test_fnv(hash, ret);
+		}
+		for (i = (step - 1) * 8 / 5; i < step * 8 / 5; i++) {
+			WRITE_ONCE(src->now_ns, step_ns + (900 + i % 2 * 50) * NSEC_PER_USEC);
+			hash = qdisc_test_fnv(hash, qdisc_diff_depart(test, r));
+		}
+		if (step % 15 == 0)
+			qdisc_diff_update(sch, c, r, &hash);
+		if (step % DIFF_EVERY == 0) {
+			hash = qdisc_test_fnv(hash, sch->qstats.backlog);
+			hash = qdisc_test_fnv(hash, sch->qstats.drops);
+			kunit_info(test, "kfork-diff: %s.%04d %016llx\n", c->key, step, hash);
+		}
+	}
+}
+
+static int qdisc_diff_attr_count(const struct qdisc_diff_config *c)
+{
+	int n = 0;
+
+	while (n < ARRAY_SIZE(c->attrs) && c->attrs[n].type)
+		n++;
+	return n;
+}
+
+static void qdisc_diff_config_desc(const struct qdisc_diff_config *c, char *desc)
+{
+	strscpy(desc, c->key, KUNIT_PARAM_DESC_SIZE);
+}
+
+/*
+ * What holds whatever the digests: the controller worked (p past 10%)
+ * and stayed out of the fixes (p never at 100%, where the fork clamps
+ * and the distro passes it), the overload was dropped, and every packet
+ * taken in was sent or is still queued.
+ */
+static void qdisc_diff_expect(struct kunit *test, const struct qdisc_diff_result *r)
+{
+	struct Qdisc *sch = qdisc_test_sch(test);
+
+	KUNIT_EXPECT_GT(test, r->peak_prob, MAX_PROB / 10);
+	KUNIT_EXPECT_LT(test, r->peak_prob, MAX_PROB);
+	KUNIT_EXPECT_GT(test, r->dropped, 0);
+	KUNIT_EXPECT_EQ(test, r->enqueued, r->sent + sch->q.qlen);
+}
+
+static const struct qdisc_diff_config pie_diff_configs[] = {
+	{ "pie_qdisc.defaults" },
+	{ "pie_qdisc.ecn", { { TCA_PIE_ECN, 1 } }, INET_ECN_ECT_0 },
+	/* a 50 ms target keeps 50 KB queued: the estimator needs 16 KB */
+	{ "pie_qdisc.rate_mode",
+	  { { TCA_PIE_DQ_RATE_ESTIMATOR, 1 }, { TCA_PIE_TARGET, 50000 } } },
+};
+
+KUNIT_ARRAY_PARAM(pie_diff, pie_diff_configs, qdisc_diff_config_desc);
+
+static void pie_qdisc_diff_schedule(struct kunit *test)
+{
+	const struct qdisc_diff_config *c = test->param_value;
+	struct qdisc_diff_result r = {};
+	struct tc_pie_xstats st;
+
+	KUNIT_ASSERT_EQ(test, pie_create(test, c->attrs, qdisc_diff_attr_count(c)), 0);
+	qdisc_diff_run(test, c, &r);
+	qdisc_diff_expect(test, &r);
+	pie_xstats(test, &st);
+	KUNIT_EXPECT_EQ(test, st.packets_in, r.enqueued);
+	/* ECN-capable packets are marked, not dropped, while p <= 10% */
+	if (c->tos)
+		KUNIT_EXPECT_GT(test, st.ecn_mark, 0);
+}
+
+static struct kunit_case pie_qdisc_cases[] = {
+	KUNIT_CASE(pie_qdisc_defaults),
+	KUNIT_CASE_PARAM(pie_qdisc_attr_at_init, pie_attr_gen_params),
+	KUNIT_CASE_PARAM(pie_qdisc_attr_at_change, pie_attr_gen_params),
+	KUNIT_CASE(pie_qdisc_fifo_order),
+	KUNIT_CASE(pie_qdisc_limit_overflow),
+	KUNIT_CASE(pie_qdisc_drops_past_threshold),
+	KUNIT_CASE(pie_qdisc_spares_below_threshold),
+	KUNIT_CASE_PARAM(pie_qdisc_ecn_mark, pie_ecn_gen_params),
+	KUNIT_CASE(pie_qdisc_burst_allowance_expires),
+	KUNIT_CASE(pie_qdisc_dequeue_measures_delay),
+	KUNIT_CASE(pie_qdisc_rate_estimator_samples),
+	KUNIT_CASE(pie_qdisc_rate_estimator_needs_a_queue),
+	KUNIT_CASE(pie_qdisc_change_shrinks_queue),
+	KUNIT_CASE(pie_qdisc_xstats_prob_scale),
+	KUNIT_CASE(pie_qdisc_xstats_prob_saturates),
+	KUNIT_CASE(pie_qdisc_timer_updates),
+	KUNIT_CASE(pie_qdisc_reset_clears_controller),
+	KUNIT_CASE(pie_qdisc_dump_overflow),
+	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_init, pie_bad_gen_params),
+	KUNIT_CASE_PARAM(pie_qdisc_rejects_bad_attr_at_change, pie_bad_gen_params),
+	KUNIT_CASE(pie_qdisc_target_past_u32_ns),
+	KUNIT_CASE_PARAM(pie_qdisc_diff_schedule, pie_diff_gen_params),
+	{}
+};
+
+static struct kunit_suite pie_qdisc_suite = {
+	.name = "pie_qdisc",
+	.init = pie_test_init,
+	.exit = qdisc_test_teardown,
+	.test_cases = pie_qdisc_cases,
+};
+
+static const struct qdisc_diff_config fq_pie_diff_configs[] = {
+	{ "fq_pie_qdisc.two_flows", { { TCA_FQ_PIE_FLOWS, 2 } }, 0, 2 },
+	{ "fq_pie_qdisc.ecn", { { TCA_FQ_PIE_FLOWS, 2 }, { TCA_FQ_PIE_ECN, 1 } },
+	  INET_ECN_ECT_0, 2 },
+};
+
+KUNIT_ARRAY_PARAM(fq_pie_diff, fq_pie_diff_configs, qdisc_diff_config_desc);
+
+static void fq_pie_qdisc_diff_schedule(struct kunit *test)
+{
+	const struct qdisc_diff_config *c = test->param_value;
+	struct qdisc_diff_result r = {};
+	struct tc_fq_pie_xstats st;
+
+	fq_pie_create(test, c->attrs, qdisc_diff_attr_count(c));
+	qdisc_diff_run(test, c, &r);
+	qdisc_diff_expect(test, &r);
+	qdisc_test_xstats(test, &st, sizeof(st));
+	KUNIT_EXPECT_EQ(test, st.packets_in, r.enqueued);
+	KUNIT_EXPECT_EQ(test, st.dropped, r.dropped);
+	if (c->tos)
+		KUNIT_EXPECT_GT(test, st.ecn_mark, 0);
+}
+
 static struct kunit_case fq_pie_qdisc_cases[] = {
 	KUNIT_CASE_PARAM(fq_pie_qdisc_gain, fq_pie_gain_gen_params),
 	KUNIT_CASE(fq_pie_qdisc_huge_gain_saturates),
+	KUNIT_CASE_PARAM(fq_pie_qdisc_diff_schedule, fq_pie_diff_gen_params),
 	{}
 };
 
