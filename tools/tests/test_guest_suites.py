@@ -290,6 +290,39 @@ class TrafficJudgeTest(unittest.TestCase):
                          ['pie: queueing delay settles near target'])
 
 
+class TrafficPhasesTest(unittest.TestCase):
+    """The rate estimator, ECN and fq_pie phases' judgements."""
+
+    def test_rate_estimator_stale_delay_fails(self) -> None:
+        # 50 KB at 244140 B/s is 205 ms; a delay of twice that is not
+        # backlog / estimate, and 410 ms is past the factor of two.
+        p = phase(packets=500, drops=200, qlen=40, dropped=200, overlimit=0)
+        p.samples = [{'t': 2.0 + i * 0.01, 'dq_rate_estimating': 1, 'avg_dq_rate': 244140,
+                      'backlog': 50000, 'delay': 410000 * (1 + (i >= 10))} for i in range(60)]
+        tap = Tap('t')
+        traffic.check_pie_rate_estimator(tap, p)
+        self.assertEqual([name for ok, name, _ in tap.cases if not ok],
+                         ['pie dq_rate_estimator: the delay reported is backlog / estimated rate',
+                          'pie dq_rate_estimator: queueing delay settles near target'])
+
+    def test_ecn_without_marks_fails(self) -> None:
+        p = phase(packets=500, drops=200, qlen=40, pkts_in=540, dropped=200, ecn_mark=0)
+        p.samples = [{'t': 1.0, 'prob': 0.12}]
+        tap = Tap('t')
+        traffic.check_pie_ecn(tap, p)
+        self.assertEqual([name for ok, name, _ in tap.cases if not ok],
+                         ['pie ecn: ECN-capable packets are marked'])
+
+    def test_fq_pie_judges_each_flow(self) -> None:
+        p = phase(packets=500, drops=200, qlen=40, dropped=200)
+        p.delays = {0: [(3.0, 0.05)] * 60, 1: [(3.0, 0.5)] * 60}
+        p.rtts = [0.004]
+        tap = Tap('t')
+        traffic.check_fq_pie(tap, p)
+        self.assertEqual([name for ok, name, _ in tap.cases if not ok],
+                         ["fq_pie: bulk flow 1's one-way delay settles near target"])
+
+
 class RtnlTest(unittest.TestCase):
     """A qdisc message built by hand, as the uapi headers lay it out."""
 

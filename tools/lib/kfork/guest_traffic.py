@@ -19,14 +19,16 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import select
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from .rtnl import Qdiscs
 from .tap import Tap
@@ -49,6 +51,9 @@ PIE_TARGET = 0.050                    # 8.7 packet times at LINK_PPS
 # start (it reaches p = 0.5 within about a second). A delay sample is
 # one packet's sojourn, so the judgement is a median of many.
 PIE_SECONDS = 14
+# dq_rate_estimator measures only while 16 KB is queued: 200 ms holds
+# 50 KB at the link's rate.
+RATE_TARGET = 0.200
 PIE_LATE_SAMPLES = 50
 SAMPLE_EVERY = 0.05
 # A guest stall longer than this is not made up for by a burst: the
@@ -142,6 +147,20 @@ def drained_stats() -> Dict[str, Any]:
 
 
 @dataclass
+class Flows:
+    """What one run offers the leaf besides the sparse flow: `bulk` paced
+    UDP flows sharing `offered_pps`, ECN-capable if `tos` says so, to the
+    blackholed sink or, if `measured`, to a receiver that takes each
+    packet's one-way delay from the send time it carries."""
+
+    sparse: bool = True
+    bulk: int = 1
+    offered_pps: float = OFFERED_PPS
+    tos: int = 0
+    measured: bool = False
+
+
+@dataclass
 class Phase:
     """What one run of the flows saw."""
 
@@ -152,6 +171,8 @@ class Phase:
     rtts: List[float] = field(default_factory=list)
     lost: int = 0
     samples: List[Dict[str, Any]] = field(default_factory=list)   # with 't'
+    # measured flows: per flow, (arrival since start, one-way delay)
+    delays: Dict[int, List[Tuple[float, float]]] = field(default_factory=dict)
     final: Dict[str, Any] = field(default_factory=dict)
     errors: List[str] = field(default_factory=list)
     # Open until the final counters are read: a late echo reply to a
@@ -183,26 +204,52 @@ def _thread(phase: Phase, ns: str, body: Callable[[], None]) -> threading.Thread
     return threading.Thread(target=run, name=body.__name__)
 
 
-def run_phase(seconds: float, sparse: bool) -> Phase:
+def run_phase(seconds: float, flows: Flows) -> Phase:
     phase = Phase(seconds)
     stop = threading.Event()
     ready = threading.Event()
+    receiving = threading.Event()
 
-    def bulk() -> None:
-        s = phase.udp()
-        # Room for the whole queue: the qdisc, not the socket, drops.
-        s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)     # SO_SNDBUFFORCE
-        data = bytes(PAYLOAD)
-        start = time.monotonic()
-        due = start
+    def bulk_flow(flow: int) -> Callable[[], None]:
+        def bulk() -> None:
+            s = phase.udp()
+            # Room for the whole queue: the qdisc, not the socket, drops.
+            s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)     # SO_SNDBUFFORCE
+            if flows.tos:
+                s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, flows.tos)
+            dest = (RCV_IP if flows.measured else SINK_IP, SINK_PORT + flow)
+            if flows.measured:
+                receiving.wait(5)
+            pad = bytes(PAYLOAD - 8)
+            start = time.monotonic()
+            due = start
+            while not stop.is_set():
+                now = time.monotonic()
+                if due > now:
+                    time.sleep(due - now)
+                s.sendto(struct.pack('=d', time.monotonic()) + pad, dest)
+                phase.bulk_sent += 1
+                due = max(due, now - BULK_MAX_LAG) + flows.bulk / flows.offered_pps
+            phase.bulk_elapsed = max(phase.bulk_elapsed, time.monotonic() - start)
+        return bulk
+
+    def receiver() -> None:
+        """One socket per measured flow; CLOCK_MONOTONIC is one clock
+        in both namespaces, so arrival less send time is the delay."""
+        socks = []
+        for flow in range(flows.bulk):
+            s = phase.udp()
+            s.bind((RCV_IP, SINK_PORT + flow))
+            s.setblocking(False)
+            socks.append(s)
+            phase.delays[flow] = []
+        receiving.set()
         while not stop.is_set():
-            now = time.monotonic()
-            if due > now:
-                time.sleep(due - now)
-            s.sendto(data, (SINK_IP, SINK_PORT))
-            phase.bulk_sent += 1
-            due = max(due, now - BULK_MAX_LAG) + 1 / OFFERED_PPS
-        phase.bulk_elapsed = time.monotonic() - start
+            for r in select.select(socks, [], [], 0.2)[0]:
+                data = r.recv(2048)
+                now = time.monotonic()
+                flow = r.getsockname()[1] - SINK_PORT
+                phase.delays[flow].append((now - start, now - struct.unpack_from('=d', data)[0]))
 
     def echo() -> None:
         s = phase.udp()
@@ -245,8 +292,11 @@ def run_phase(seconds: float, sparse: bool) -> Phase:
         finally:
             qdiscs.close()
 
-    threads = [_thread(phase, SND, bulk), _thread(phase, SND, sampler)]
-    if sparse:
+    threads = [_thread(phase, SND, bulk_flow(f)) for f in range(flows.bulk)]
+    threads.append(_thread(phase, SND, sampler))
+    if flows.measured:
+        threads.append(_thread(phase, RCV, receiver))
+    if flows.sparse:
         threads += [_thread(phase, RCV, echo), _thread(phase, SND, requests)]
     start = time.monotonic()
     for t in threads:
@@ -272,9 +322,10 @@ def counters_add_up(tap: Tap, name: str, phase: Phase) -> None:
               f'sent {q["packets"]} dropped {q["drops"]} queued {q["qlen"]}')
 
 
-def overloaded(tap: Tap, name: str, phase: Phase) -> bool:
-    """The test means something only if the bulk flow outran the link."""
-    return tap.check(phase.offered_pps > 1.3 * LINK_PPS,
+def overloaded(tap: Tap, name: str, phase: Phase, least: float = 1.3) -> bool:
+    """The test means something only if the bulk flow outran the link
+    (by `least` times its rate)."""
+    return tap.check(phase.offered_pps > least * LINK_PPS,
                      f'{name}: bulk flow overloads the link',
                      f'offered {phase.offered_pps:.0f} packets/s, link {LINK_PPS:.0f}: '
                      'the guest is too slow to load it')
@@ -357,13 +408,122 @@ def check_hhf(tap: Tap, phase: Phase) -> None:
     counters_add_up(tap, 'hhf', phase)
 
 
+def median_near_target(tap: Tap, name: str, what: str, values: List[float],
+                       target: float = PIE_TARGET) -> None:
+    """A median of delays within a factor of two of the target."""
+    median = statistics.median(values) if len(values) >= PIE_LATE_SAMPLES else -1.0
+    tap.check(target / 2 <= median <= 2 * target, f'{name}: {what} settles near target',
+              f'target {target * 1e3:.0f} ms, median {median * 1e3:.1f} ms '
+              f'(-1: fewer than {PIE_LATE_SAMPLES} values); {len(values)} values (ms) '
+              f'{quartiles([v * 1e3 for v in values])}')
+
+
+def within(value: float, expected: float, factor: float) -> bool:
+    return expected / factor <= value <= expected * factor
+
+
+def check_pie_rate_estimator(tap: Tap, phase: Phase) -> None:
+    """dq_rate_estimator: the delay is backlog / departure rate (Little's
+    law), the rate an average of measurement cycles, each of 16 KB
+    dequeued while 16 KB or more is queued (RATE_TARGET keeps 50 KB
+    queued). The estimate must be the link's rate, the delay reported
+    backlog / estimate and near target, and the burst allowance must be
+    spent in this mode too, so that early drops happen.
+
+    The estimate is kept in bytes per 64 ns tick << 8, whole units of
+    61 KB/s, and its average (avg - avg / 8 + sample / 8, in integers)
+    cannot move while both are under 8 units (3.9 Mbit/s): at the rates
+    a TCG guest can load, it cannot follow a change of the link's rate
+    on either build, so that is not tested here."""
+    name = 'pie dq_rate_estimator'
+    tap.check(not phase.errors, f'{name}: flows ran', '\n'.join(phase.errors))
+    if not overloaded(tap, name, phase):
+        return
+    q = phase.final
+    tap.check(q['dropped'] > 0 and q['overlimit'] == 0,
+              f'{name}: the burst allowance is spent: early drops, none at the limit',
+              f'dropped {q["dropped"]} overlimit {q["overlimit"]}')
+    late = [s for s in phase.late() if s['dq_rate_estimating'] and s['avg_dq_rate']]
+    rates = [float(s['avg_dq_rate']) for s in late]
+    link = LINK_BITS / 8
+    tap.check(bool(rates) and within(statistics.median(rates), link, 1.5),
+              f'{name}: the estimated rate is the link\'s',
+              f'link {link:.0f} B/s, late estimates (B/s) {quartiles(rates)}')
+    ratios = [s['delay'] / 1e6 / (s['backlog'] / s['avg_dq_rate']) for s in late if s['backlog']]
+    tap.check(len(ratios) >= PIE_LATE_SAMPLES and within(statistics.median(ratios), 1.0, 2.0),
+              f'{name}: the delay reported is backlog / estimated rate',
+              f'delay / (backlog / avg_dq_rate): {quartiles(ratios)}')
+    median_near_target(tap, name, 'queueing delay', [s['delay'] / 1e6 for s in late],
+                       RATE_TARGET)
+    counters_add_up(tap, name, phase)
+
+
+def check_pie_ecn(tap: Tap, phase: Phase) -> None:
+    """ecn with ECN-capable traffic: while p is at most 10% packets are
+    marked instead of dropped (RFC 8033 section 5.1). Marks do not slow
+    an unresponsive flow, so one offered 1.1 times the link (needing 9%
+    of its packets gone) keeps the queue growing until p passes 10%,
+    where packets are dropped: p hovers there, and both happen."""
+    name = 'pie ecn'
+    tap.check(not phase.errors, f'{name}: flows ran', '\n'.join(phase.errors))
+    if not overloaded(tap, name, phase, least=1.05):
+        return
+    q = phase.final
+    probs = [float(s['prob']) for s in phase.samples]
+    tap.note(f'{name}: {q["ecn_mark"]} marked, {q["dropped"]} dropped of {q["pkts_in"]} '
+             f'taken in; prob {quartiles(probs)}')
+    tap.check(q['ecn_mark'] > 0, f'{name}: ECN-capable packets are marked',
+              f'ecn_mark {q["ecn_mark"]}')
+    tap.check(bool(probs) and max(probs) > 0.1 and q['dropped'] > 0,
+              f'{name}: and dropped once p is over 10%',
+              f'dropped {q["dropped"]}, prob {quartiles(probs)}')
+    tap.check(q['pkts_in'] == q['packets'] + q['qlen'],
+              f'{name}: marked packets are sent (pkts_in = sent + queued)',
+              f'pkts_in {q["pkts_in"]} sent {q["packets"]} queued {q["qlen"]}')
+    counters_add_up(tap, name, phase)
+
+
+def check_fq_pie(tap: Tap, phase: Phase) -> None:
+    """fq_pie, one PIE controller per flow on the fork's controller: two
+    bulk flows, each offered the link's rate and given half of it, each
+    held near target by its own p; the sparse flow queues behind
+    neither and loses nothing."""
+    name = 'fq_pie'
+    tap.check(not phase.errors, f'{name}: flows ran', '\n'.join(phase.errors))
+    if not overloaded(tap, name, phase):
+        return
+    for flow, seen in sorted(phase.delays.items()):
+        median_near_target(tap, name, f'bulk flow {flow}\'s one-way delay',
+                           [d for t, d in seen if t >= phase.seconds / 2])
+    rtt = statistics.median(phase.rtts) if phase.rtts else float('inf')
+    medians = [statistics.median(d for _, d in seen) * 1e3 if seen else -1.0
+               for _, seen in sorted(phase.delays.items())]
+    tap.note(f'{name}: bulk flows\' median one-way delays (ms) '
+             f'{", ".join(f"{m:.1f}" for m in medians)}; sparse median RTT {rtt * 1e3:.1f} ms')
+    tap.check(rtt < PIE_TARGET / 2 and phase.lost == 0,
+              f'{name}: the sparse flow is untouched',
+              f'median RTT {rtt * 1e3:.1f} ms (target {PIE_TARGET * 1e3:.0f} ms) over '
+              f'{len(phase.rtts)} requests, {phase.lost} lost')
+    q = phase.final
+    tap.check(q['dropped'] > 0, f'{name}: the bulk flows are dropped', f'dropped {q["dropped"]}')
+    counters_add_up(tap, name, phase)
+
+
 def run() -> Tap:
     tap = Tap('traffic')
     setup_network()
-    set_leaf('pie', 'target', f'{int(PIE_TARGET * 1000)}ms')
-    check_pie(tap, run_phase(PIE_SECONDS, sparse=True))
+    target = f'{int(PIE_TARGET * 1000)}ms'
+    set_leaf('pie', 'target', target)
+    check_pie(tap, run_phase(PIE_SECONDS, Flows()))
+    set_leaf('pie', 'target', f'{int(RATE_TARGET * 1000)}ms', 'dq_rate_estimator')
+    check_pie_rate_estimator(tap, run_phase(PIE_SECONDS, Flows(sparse=False)))
+    set_leaf('pie', 'target', target, 'ecn')
+    check_pie_ecn(tap, run_phase(PIE_SECONDS, Flows(sparse=False, offered_pps=1.1 * LINK_PPS,
+                                                    tos=0x02)))     # ECT(0)
+    set_leaf('fq_pie', 'target', target)
+    check_fq_pie(tap, run_phase(PIE_SECONDS, Flows(bulk=2, measured=True)))
     set_leaf('hhf', 'admit_bytes', str(HHF_ADMIT))
-    check_hhf(tap, run_phase(8, sparse=True))
+    check_hhf(tap, run_phase(8, Flows()))
     return tap
 
 

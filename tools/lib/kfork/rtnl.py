@@ -29,6 +29,9 @@ XSTATS: Dict[str, Tuple[struct.Struct, Tuple[str, ...]]] = {
     'pie': (struct.Struct('=Q8I'), ('prob', 'delay', 'avg_dq_rate', 'dq_rate_estimating',
                                     'pkts_in', 'dropped', 'overlimit', 'maxq', 'ecn_mark')),
     'hhf': (struct.Struct('=4I'), ('drop_overlimit', 'hh_overlimit', 'tot_hh', 'cur_hh')),
+    'fq_pie': (struct.Struct('=9I'), ('pkts_in', 'dropped', 'overlimit', 'overmemory',
+                                      'ecn_mark', 'new_flow_count', 'new_flows_len',
+                                      'old_flows_len', 'memory_usage')),
 }
 
 
