@@ -53,6 +53,21 @@ class CliTest(unittest.TestCase):
         args = cli._parser().parse_args(['bench', '--boots', '5', 'probe_*_bench'])
         self.assertEqual((args.boots, args.glob), (5, 'probe_*_bench'))
 
+    def test_fuzz_all_only_when_asked(self) -> None:
+        self.assertEqual(cli._kernel_args(cli._parser().parse_args(['run'])), ())
+        args = cli._parser().parse_args(['compare', '--fuzz-all', 'probe_fuzz'])
+        self.assertEqual(cli._kernel_args(args), cli.FUZZ_ALL_PARAMS)
+
+    def test_kernel_params_name_real_module_params(self) -> None:
+        """FILE.PARAM=...: FILE.c in kernel-overlay/ declares
+        module_param(PARAM, ...); a rename on one side breaks it here."""
+        sources = {p.stem: p for p in (project_root() / 'kernel-overlay').rglob('*.c')}
+        for arg in (*cli.FUZZ_ALL_PARAMS, *cli.BENCH_PARAMS):
+            module, param = arg.split('=', 1)[0].split('.', 1)
+            with self.subTest(arg=arg):
+                self.assertIn(module, sources)
+                self.assertIn(f'module_param({param},', sources[module].read_text())
+
     def test_exec_boots_the_build_as_it_is(self) -> None:
         spec = runner.RunSpec(Path('/t'), Path('/b'), project_root() / '.kunitconfig',
                               Path('/q'), built=True,

@@ -14,17 +14,23 @@
  * The parser is called directly rather than through kprobe_events: each
  * accepted string would otherwise register a probe, and 100,000 of
  * those take minutes under TCG.  The calls are the interface the probe
- * kinds use, so the suite runs against either implementation.
+ * kinds use, so the suite runs against either implementation.  Then
+ * fuzz_fire defines real events with what a kprobe kind accepted, a few
+ * arguments to an event, and fires and prints them.
  *
  * probe_parse_bench times the same calls on arguments of every kind:
  * a benchmark, not a test (tools/kunit bench).
  */
+#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/trace.h>
+#include <linux/trace_events.h>
+#include <linux/uaccess.h>
 
 #include "trace_probe.h"
 #include "trace_probe_kunit.h"
@@ -70,13 +76,21 @@ static const struct probe_kind probe_kinds[] = {
 	  TPARG_FL_KERNEL | TPARG_FL_TPOINT },
 };
 
+/* What an accepted argument prints as. */
+struct arg_shape {
+	const char *type;	/* its fetch type's name */
+	unsigned int count;	/* array elements, 0 for one value */
+};
+
 /*
  * Parse ARG as the one argument of a fresh probe of KIND, with the
  * error log holding the command (the argument is its third word), then
  * free the probe.  TP has room for one argument.  Returns what the
- * parser returned.
+ * parser returned, and if it took the argument and SHAPE is not NULL,
+ * what the argument prints as there.
  */
-static int parse_one(struct trace_probe *tp, const struct probe_kind *kind, const char *arg)
+static int parse_one(struct trace_probe *tp, const struct probe_kind *kind, const char *arg,
+		     struct arg_shape *shape)
 {
 	const char *argv[3] = { kind->words[0], kind->words[1], arg };
 	struct fetch_insn *code;
@@ -101,6 +115,8 @@ static int parse_one(struct trace_probe *tp, const struct probe_kind *kind, cons
 		kfree(code->data);
 		code->data = NULL;
 	}
+	if (!ret && shape)
+		*shape = (struct arg_shape) { tp->args[0].type->name, tp->args[0].count };
 	trace_probe_cleanup(tp);
 	return ret;
 }
@@ -252,6 +268,13 @@ static void fuzz_next(struct fuzz_str *s, struct rnd_state *rnd)
 	}
 }
 
+/* The next string, and the probe kind to parse it as. */
+static const struct probe_kind *fuzz_draw(struct fuzz_str *s, struct rnd_state *rnd)
+{
+	fuzz_next(s, rnd);
+	return &probe_kinds[fuzz_below(rnd, ARRAY_SIZE(probe_kinds))];
+}
+
 /* A string parsed since error_log was read last, kept until it is checked. */
 struct fuzz_parsed {
 	const struct probe_kind *kind;
@@ -369,15 +392,14 @@ static void fuzz_parse(struct kunit *test)
 	prandom_seed_state(&rnd, FUZZ_SEED + *run);
 	probe_test_clear_errors(test);
 	for (i = 0; i < FUZZ_STRINGS / FUZZ_RUNS; i++) {
-		fuzz_next(&s, &rnd);
-		kind = &probe_kinds[fuzz_below(&rnd, ARRAY_SIZE(probe_kinds))];
+		kind = fuzz_draw(&s, &rnd);
 		/* whose entries are which would be ambiguous for a command twice */
 		if (fuzz_in_batch(batch, n, kind, &s)) {
 			fuzz_check_batch(test, batch, n);
 			n = 0;
 			refusals = 0;
 		}
-		ret = parse_one(tp, kind, s.buf);
+		ret = parse_one(tp, kind, s.buf, NULL);
 		KUNIT_ASSERT_NE_MSG(test, ret, -ENOMEM, "%s", s.buf);
 		if (ret)
 			fuzz_outcome.refused++;
@@ -417,8 +439,9 @@ static void fuzz_one_entry_per_refusal(struct kunit *test)
 }
 
 /*
- * What the parser allocated for the strings is freed with the probes:
- * kmemleak finds no object nothing points to.  It reports an object
+ * What the parser allocated for the strings is freed with the probes,
+ * and what fuzz_fire's events allocated with the events (it runs
+ * first): kmemleak finds no object nothing points to.  It reports an object
  * only once it is MSECS_MIN_AGE (5 s) old, hence the wait.  Writing
  * "stack=on" (its default) is refused with EPERM when kmemleak is off.
  */
@@ -442,20 +465,435 @@ static void fuzz_no_leaks(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", probe_test_fs(test)->buf);
 }
 
+/*
+ * fuzz_fire: what the parser accepts must also run. The same strings
+ * again; every one a kprobe kind accepts becomes an argument of an
+ * event on fuzz_target (FIRE_GROUP to an event, each renamed fN so
+ * that no two clash), enabled in a trace instance, fired with an
+ * object of known contents, and read back through the instance's
+ * trace file: no checker report, and every field printed. A group the
+ * event refuses (too big together) is fired one argument at a time.
+ * Uprobes are not fired here: a kthread runs no user code (the guest
+ * uprobe suite fires them), nor eprobes.
+ */
+#define FIRE_EVENT	"kfork/fz"
+#define FIRE_INSTANCE	"kfork_fuzz"
+#define FIRE_TRACE	"instances/" FIRE_INSTANCE "/trace"
+#define FIRE_GROUP	16
+#define FIRE_KINDS	3	/* probe_kinds[0..2]: the kprobe kinds */
+#define FIRE_SAMPLE	4	/* without fire_all, every fourth accepted one */
+
+/*
+ * Firing every accepted argument takes about two minutes a build under
+ * TCG: make check does (tools/kunit compare --fuzz-all); tools/kunit
+ * run fires a fixed quarter of them.
+ */
+static bool fire_all;
+module_param(fire_all, bool, 0444);
+MODULE_PARM_DESC(fire_all, "fuzz_fire: fire every argument the fuzz accepts, not a quarter");
+
+/*
+ * What the fired probes read: pointers to itself and to strings, small
+ * numbers, and zeros for the rest of two pages, so that most short
+ * dereference chains land on known bytes and long ones fault.
+ */
+struct fuzz_obj {
+	u64 word;
+	struct fuzz_obj *self;
+	const char *name;
+	u32 small[4];
+	char text[16];
+	char __user *user;	/* the second argument: "user" */
+};
+
+static struct trace_array *fire_instance;
+/* probe_kinds[2]'s place: fuzz_target plus the first offset kprobes take */
+static unsigned int fire_inside;
+
+static noinline int fuzz_target(struct fuzz_obj *obj, long a2, unsigned long a3, int a4)
+{
+	return READ_ONCE(obj->small[0]) + a2 + a3 + a4;
+}
+
+static void fuzz_call(struct fuzz_obj *obj, long a2, unsigned long a3, int a4)
+{
+	int (*target)(struct fuzz_obj *, long, unsigned long, int) = fuzz_target;
+
+	OPTIMIZER_HIDE_VAR(target);
+	target(obj, a2, a3, a4);
+}
+
+/* An argument a kprobe kind took, and what it prints as. */
+struct fire_arg {
+	struct fuzz_str s;
+	struct arg_shape shape;
+};
+
+struct fire_group {
+	int n;
+	struct fire_arg args[FIRE_GROUP];
+};
+
+/* What fuzz_fire saw over its runs. */
+static struct {
+	unsigned int accepted, fired, events, refused_together, unknown_symbols;
+} fire_count;
+
+static const char *fire_body(const char *arg)
+{
+	const char *body = strchr(arg, '=');
+
+	return body ? body + 1 : arg;
+}
+
+/* The command defining KIND's event with the arguments of G, renamed. */
+static char *fire_command(struct kunit *test, int kind, const struct fire_group *g)
+{
+	static const char *const heads[FIRE_KINDS] = { "p:", "r:", "p:" };
+	char *cmd = kunit_kzalloc(test, 64 + FIRE_GROUP * (FUZZ_MAX_LEN + 8), GFP_KERNEL);
+	int i, len;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	len = sprintf(cmd, "%s" FIRE_EVENT " fuzz_target", heads[kind]);
+	if (kind == 2)
+		len += sprintf(cmd + len, "+%u", fire_inside);
+	for (i = 0; i < g->n; i++)
+		len += sprintf(cmd + len, " f%d=%s", i, fire_body(g->args[i].s.buf));
+	return cmd;
+}
+
+static const char *skip_digits(const char *p, bool hex)
+{
+	while (hex ? isxdigit(*p) : isdigit(*p))
+		p++;
+	return p;
+}
+
+/* P past the character C, or NULL if P is NULL or not at C. */
+static const char *fire_char(const char *p, char c)
+{
+	return p && *p == c ? p + 1 : NULL;
+}
+
+/* "0x" and hex digits, as "0x%x" and %pS of an unknown address print. */
+static const char *fire_hex(const char *p)
+{
+	const char *end;
+
+	if (!p || strncmp(p, "0x", 2))
+		return NULL;
+	end = skip_digits(p + 2, true);
+	return end > p + 2 ? end : NULL;
+}
+
+/* %pS of a known address: name+0xOFFSET/0xSIZE, and " [module]" if any. */
+static const char *fire_symbol(const char *p)
+{
+	const char *name = p;
+
+	while (isalnum(*p) || *p == '_' || *p == '.')
+		p++;
+	if (p == name)
+		return NULL;
+	p = fire_hex(fire_char(fire_hex(fire_char(p, '+')), '/'));
+	if (p && *p == ' ' && p[1] == '[') {
+		p = strchr(p, ']');
+		return p ? p + 1 : NULL;
+	}
+	return p;
+}
+
+/*
+ * A string: "(fault)", or its text in quotes. The text is whatever
+ * memory held, quotes included, so its end is the last quote before
+ * END (one value) or the first one followed by ',' or '}' (an array
+ * element; a string read from the test's own object holds neither).
+ */
+static const char *fire_string(const char *p, const char *end, bool element)
+{
+	const char *q;
+
+	if (!strncmp(p, "(fault)", 7))
+		return p + 7;
+	if (*p != '"')
+		return NULL;
+	if (!element) {
+		for (q = end - 1; q > p && *q != '"'; q--)
+			;
+		return q > p ? q + 1 : NULL;
+	}
+	for (q = p + 1; q < end; q++)
+		if (*q == '"' && (q[1] == ',' || q[1] == '}'))
+			return q + 1;
+	return NULL;
+}
+
+/*
+ * One value of the type named TYPE at P, as the type's print function
+ * writes it: where it ends, or NULL if it is not one.
+ */
+static const char *fire_value(const char *p, const char *end, const char *type, bool element)
+{
+	if (!strcmp(type, "string") || !strcmp(type, "ustring") || !strcmp(type, "symstr"))
+		return fire_string(p, end, element);
+	if (!strcmp(type, "symbol"))
+		return fire_hex(p) ?: fire_symbol(p);
+	switch (type[0]) {
+	case 'x':
+		return fire_hex(p);
+	case 's':
+		if (*p == '-')
+			p++;
+		fallthrough;
+	case 'u':
+		return isdigit(*p) ? skip_digits(p, false) : NULL;
+	}
+	return NULL;
+}
+
+/* Whether [P, END) is what an argument of SHAPE prints: a value or {v,...}. */
+static bool fire_field_ok(const char *p, const char *end, const struct arg_shape *shape)
+{
+	unsigned int i;
+
+	if (!shape->count)
+		return fire_value(p, end, shape->type, false) == end;
+	if (*p++ != '{')
+		return false;
+	for (i = 0; i < shape->count; i++) {
+		p = fire_value(p, end, shape->type, true);
+		if (!p || *p++ != (i + 1 < shape->count ? ',' : '}'))
+			return false;
+	}
+	return p == end;
+}
+
+/*
+ * The instance's one record of the event: every field there, in order,
+ * each printed as its type prints. A field runs to the next one's name,
+ * the last to the record's final newline (a string read from memory
+ * may hold one).
+ */
+static void fire_check_record(struct kunit *test, const char *cmd, const struct fire_group *g)
+{
+	char *line, *at, *next, name[8];
+	int i;
+
+	probe_test_read(test, FIRE_TRACE);
+	line = strstr(probe_test_fs(test)->buf, " fz: (");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, line, "no record of %s", cmd);
+	KUNIT_EXPECT_NULL_MSG(test, strstr(line + 1, " fz: ("), "a second record of %s", cmd);
+	snprintf(name, sizeof(name), " f0=");
+	at = strstr(line, name);
+	for (i = 0; i < g->n; i++) {
+		KUNIT_ASSERT_NOT_NULL_MSG(test, at, "field %d missing from %.1000s\nof %s",
+					  i, line, cmd);
+		at += strlen(name);
+		snprintf(name, sizeof(name), " f%d=", i + 1);
+		next = i + 1 < g->n ? strstr(at, name) : strrchr(at, '\n');
+		KUNIT_ASSERT_NOT_NULL_MSG(test, next, "record of %s cut after field %d", cmd, i);
+		KUNIT_EXPECT_TRUE_MSG(test, fire_field_ok(at, next, &g->args[i].shape),
+				      "f%d, %s[%u], printed as %.*s\nof %s", i,
+				      g->args[i].shape.type, g->args[i].shape.count,
+				      (int)min_t(long, next - at, 500), at, cmd);
+		at = next;
+	}
+}
+
+/*
+ * probe_kinds[2] probes inside a function: the first offset into
+ * fuzz_target that kprobes take as an instruction boundary.
+ */
+static void fire_find_inside(struct kunit *test)
+{
+	char cmd[64];
+	unsigned int off;
+
+	for (off = 1; off < 16 && !fire_inside; off++) {
+		snprintf(cmd, sizeof(cmd), "p:" FIRE_EVENT " fuzz_target+%u", off);
+		if (probe_test_write(test, "kprobe_events", cmd) < 0)
+			continue;
+		fire_inside = off;
+		KUNIT_ASSERT_GE(test, probe_test_write(test, "kprobe_events", "-:" FIRE_EVENT), 0);
+	}
+	KUNIT_EXPECT_NE_MSG(test, fire_inside, 0U, "no offset of 1 to 15 into fuzz_target");
+}
+
+/* Define, enable, fire, read back and remove one event; false if refused. */
+static bool fire_event(struct kunit *test, int kind, const struct fire_group *g,
+		       struct fuzz_obj *obj)
+{
+	char *cmd = fire_command(test, kind, g);
+
+	if (probe_test_write(test, "kprobe_events", cmd) < 0)
+		return false;
+	probe_test_close(probe_test_open(test, FIRE_TRACE, O_WRONLY | O_TRUNC));
+	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(fire_instance, "kfork", "fz", true), 0);
+	fuzz_call(obj, (long)obj->user, 0x1000, -1);
+	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(fire_instance, "kfork", "fz", false), 0);
+	fire_check_record(test, cmd, g);
+	KUNIT_ASSERT_GE(test, probe_test_write(test, "kprobe_events", "-:" FIRE_EVENT), 0);
+	fire_count.events++;
+	return true;
+}
+
+/*
+ * Whether ARG names a kernel symbol: @SYM, not @ADDR or @+OFFSET. A
+ * bare '@' names the empty one. An immediate's '@' is text.
+ */
+static bool fire_names_symbol(const char *arg)
+{
+	const char *at;
+
+	if (*fire_body(arg) == '\\')
+		return false;
+	for (at = strchr(arg, '@'); at; at = strchr(at + 1, '@'))
+		if (at[1] != '+' && !isdigit(at[1]))
+			return true;
+	return false;
+}
+
+/*
+ * Fire A alone. Only an argument naming a symbol may be refused: the
+ * parser takes any name, and the event looks it up when it registers.
+ */
+static void fire_alone(struct kunit *test, int kind, const struct fire_arg *a,
+		       struct fuzz_obj *obj)
+{
+	struct fire_group one = { .n = 1, .args = { *a } };
+
+	if (fire_event(test, kind, &one, obj)) {
+		fire_count.fired++;
+		return;
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, fire_names_symbol(a->s.buf),
+			      "parsed alone, refused as an event: %s", a->s.buf);
+	fire_count.unknown_symbols++;
+}
+
+/* Fire a group together, or its arguments one at a time if refused. */
+static void fire_group(struct kunit *test, int kind, struct fire_group *g, struct fuzz_obj *obj)
+{
+	int i;
+
+	if (g->n > 1 && fire_event(test, kind, g, obj)) {
+		fire_count.fired += g->n;
+	} else {
+		fire_count.refused_together += g->n > 1;
+		for (i = 0; i < g->n; i++)
+			fire_alone(test, kind, &g->args[i], obj);
+	}
+	g->n = 0;
+}
+
+/*
+ * What is not fired. A '#' starts a comment in a tracefs command, so an
+ * argument with one cannot be written there. An array of strings from
+ * an immediate: the fork refuses it (probe_parse's
+ * parse_string_array_needs_pointers, a marked fix); 6.1 accepts it, and
+ * printing its record reads freed memory, so it is not fired on either
+ * build.
+ */
+static bool fire_skipped(const char *arg)
+{
+	return strchr(arg, '#') || (*fire_body(arg) == '\\' && strstr(arg, "string["));
+}
+
+/*
+ * Arguments naming a symbol are fired alone, as most name none the
+ * kernel has; the rest FIRE_GROUP to an event.
+ */
+static void fuzz_fire(struct kunit *test)
+{
+	struct fire_group *groups = kunit_kcalloc(test, FIRE_KINDS, sizeof(*groups), GFP_KERNEL);
+	struct trace_probe *tp = alloc_probe(test);
+	const int *run = test->param_value;
+	const struct probe_kind *kind;
+	struct fire_group *g;
+	struct fuzz_obj *obj;
+	struct rnd_state rnd;
+	struct fire_arg a;
+	char __user *user;
+	int i, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, groups);
+	if (!fire_instance)
+		kunit_skip(test, "no trace instance " FIRE_INSTANCE);
+	if (*run == 0)
+		memset(&fire_count, 0, sizeof(fire_count));
+	if (!fire_inside)
+		fire_find_inside(test);
+	/* user memory past what reading the trace file writes to */
+	user = probe_test_fs(test)->ubuf + PROBE_TEST_BUF_SIZE - PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, copy_to_user(user, "user", 5), 0);
+	obj = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	*obj = (struct fuzz_obj) {
+		.word = 0x0123456789abcdefULL, .self = obj, .name = "fuzz",
+		.small = { 1, 2, 3, 4 }, .text = "known text", .user = user,
+	};
+	prandom_seed_state(&rnd, FUZZ_SEED + *run);
+	for (i = 0; i < FUZZ_STRINGS / FUZZ_RUNS; i++) {
+		kind = fuzz_draw(&a.s, &rnd);
+		k = kind - probe_kinds;
+		if (k >= FIRE_KINDS || (k == 2 && !fire_inside) || fire_skipped(a.s.buf) ||
+		    parse_one(tp, kind, a.s.buf, &a.shape) ||
+		    fire_count.accepted++ % (fire_all ? 1 : FIRE_SAMPLE))
+			continue;
+		if (fire_names_symbol(a.s.buf)) {
+			fire_alone(test, k, &a, obj);
+			continue;
+		}
+		g = &groups[k];
+		g->args[g->n++] = a;
+		if (g->n == FIRE_GROUP)
+			fire_group(test, k, g, obj);
+		cond_resched();
+	}
+	for (k = 0; k < FIRE_KINDS; k++)
+		fire_group(test, k, &groups[k], obj);
+	probe_test_clear_errors(test);
+	if (*run == FUZZ_RUNS - 1)
+		kunit_info(test, "of %u accepted kprobe arguments, %u fired in %u events (%u groups refused together), %u refused alone for an unknown symbol\n",
+			   fire_count.accepted, fire_count.fired, fire_count.events,
+			   fire_count.refused_together, fire_count.unknown_symbols);
+}
+
 static int fuzz_test_init(struct kunit *test)
 {
-	return probe_test_fs_init(test);
+	int ret = probe_test_fs_init(test);
+
+	if (!ret)
+		probe_test_write(test, "kprobe_events", "-:" FIRE_EVENT);
+	return ret;
+}
+
+/* The trace instance the events are enabled in. */
+static int fuzz_suite_init(struct kunit_suite *suite)
+{
+	fire_instance = trace_array_get_by_name(FIRE_INSTANCE);
+	return fire_instance ? 0 : -ENOMEM;
+}
+
+static void fuzz_suite_exit(struct kunit_suite *suite)
+{
+	trace_array_put(fire_instance);
+	trace_array_destroy(fire_instance);
+	fire_instance = NULL;
 }
 
 static struct kunit_case fuzz_test_cases[] = {
 	KUNIT_CASE_PARAM(fuzz_parse, fuzz_run_gen_params),
 	KUNIT_CASE(fuzz_one_entry_per_refusal),
+	KUNIT_CASE_PARAM(fuzz_fire, fuzz_run_gen_params),
 	KUNIT_CASE(fuzz_no_leaks),
 	{}
 };
 
 static struct kunit_suite fuzz_test_suite = {
 	.name = "probe_fuzz",
+	.suite_init = fuzz_suite_init,
+	.suite_exit = fuzz_suite_exit,
 	.init = fuzz_test_init,
 	.exit = probe_test_fs_exit,
 	.test_cases = fuzz_test_cases,
@@ -498,13 +936,14 @@ static void parse_bench_run(struct kunit *test)
 		kunit_skip(test, "a benchmark: tools/kunit bench runs it");
 	for (i = 0; i < ARRAY_SIZE(bench_args); i++)
 		KUNIT_ASSERT_EQ_MSG(test, parse_one(tp, &probe_kinds[bench_args[i].kind],
-						    bench_args[i].arg), 0,
+						    bench_args[i].arg, NULL), 0,
 				    "%s", bench_args[i].arg);
 	for (round = 0; round < BENCH_ROUNDS; round++) {
 		start = ktime_get_ns();
 		for (lap = 0; lap < BENCH_LAPS; lap++)
 			for (i = 0; i < ARRAY_SIZE(bench_args); i++)
-				parse_one(tp, &probe_kinds[bench_args[i].kind], bench_args[i].arg);
+				parse_one(tp, &probe_kinds[bench_args[i].kind],
+					  bench_args[i].arg, NULL);
 		ns = ktime_get_ns() - start;
 		best = min(best, ns);
 		cond_resched();

@@ -7,7 +7,7 @@ import dataclasses
 import hashlib
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import bench, deps, runner, session, tree
 from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
@@ -26,6 +26,9 @@ verbs:
                     boot with kmemleak on: probe_fuzz then scans for
                     what the parser leaked (the other suites do not
                     scan, and skip nothing without it)
+  run --fuzz-all [GLOB]
+                    probe_fuzz fires every kprobe argument it parses,
+                    not a fixed quarter (make check: compare --fuzz-all)
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
@@ -58,11 +61,15 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument('--kunitconfig', type=Path, default=project_root() / '.kunitconfig',
                        help='kunitconfig to use (default: the project\'s .kunitconfig)')
         p.add_argument('--jobs', type=int, default=None, help='make jobs (default: nproc)')
-        p.add_argument('--timeout', type=int, default=300,
-                       help='seconds the tests may run in QEMU (default: 300)')
+        p.add_argument('--timeout', type=int, default=600,
+                       help='seconds the tests may run in QEMU (default: 600; all '
+                       'suites take about 5 minutes on 2 TCG cores)')
         p.add_argument('--kmemleak', action='store_true',
                        help='boot with kmemleak on, for suites that scan for leaks '
                             '(probe_fuzz); five seconds slower to boot')
+        p.add_argument('--fuzz-all', action='store_true',
+                       help='probe_fuzz fires every kprobe argument the fuzz accepts '
+                            '(make check), not a fixed quarter; two minutes more a build')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
     suites(run)
@@ -101,7 +108,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
         spec = session.spec(work, src, version, _build_name(variant, args),
                             kunitconfig=args.kunitconfig, glob=args.glob,
                             timeout=args.timeout, jobs=args.jobs or 0,
-                            kmemleak=args.kmemleak)
+                            kmemleak=args.kmemleak, kernel_args=_kernel_args(args))
         outcome = runner.run_variant(spec, work, variant, marked)
         outcome.error = _overlay_paths(outcome.error, src.path, overlay)
         if outcome.cases:
@@ -114,6 +121,11 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
         if outcome.error:
             print(f'kfork: {outcome.variant}: {outcome.error}')
     return outcomes
+
+
+def _kernel_args(args: argparse.Namespace) -> Tuple[str, ...]:
+    """What run and compare add to the kernel's command line."""
+    return FUZZ_ALL_PARAMS if args.fuzz_all else ()
 
 
 def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
@@ -167,6 +179,10 @@ def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) 
         print(f'kfork: {reports} checker report(s) in the kernel log: the run fails')
     print(f'kunit: {passed} passed, {failed} failed, {skipped} skipped')
     return 0 if all(o.ok for o in outcomes) and not unlike else 1
+
+
+# probe_fuzz's fuzz_fire fires a fixed quarter of what it parses unless told.
+FUZZ_ALL_PARAMS = ('trace_probe_fuzz_kunit.fire_all=1',)
 
 
 # Benchmark suites are named *_bench and skip unless their file's
