@@ -85,17 +85,13 @@ struct hhf_bucket {
 	int deficit;
 };
 
-struct hhf_sched_data {
-	struct hhf_bucket buckets[HHF_BUCKETS];
-	/*
-	 * A bucket that becomes backlogged joins new_buckets if it holds
-	 * other flows and old_buckets if it holds heavy hitters; new ones
-	 * are served first, so a burst of small flows goes out at once.
-	 */
-	struct list_head new_buckets;
-	struct list_head old_buckets;
-
-	siphash_key_t perturbation;
+/*
+ * The multi-stage filter and the table of heavy hitters: given a flow's
+ * hash, a packet's length and the time, whether the packet is a heavy
+ * hitter's.  Nothing here knows the qdisc, so the white-box suite
+ * (sch_hhf_filter_kunit.c) drives it directly.
+ */
+struct hhf_filter {
 	u32 stage_mul[HHF_STAGES];	/* odd, one per stage */
 	u32 *counters;			/* HHF_STAGES x HHF_COUNTERS bytes */
 	/*
@@ -107,18 +103,33 @@ struct hhf_sched_data {
 	u32 period_start;		/* jiffies of the last reset */
 	struct hlist_head *table;	/* heavy hitters by hash */
 
-	u32 quantum;
-	u32 non_hh_weight;
 	u32 hh_limit;
 	u32 reset_timeout;		/* jiffies */
 	u32 admit_bytes;
 	u32 evict_timeout;		/* jiffies */
 
-	/* struct tc_hhf_xstats, written under the qdisc lock */
-	u32 drop_overlimit;
+	/* of struct tc_hhf_xstats, written under the qdisc lock */
 	u32 hh_overlimit;
 	u32 hh_total;
 	u32 hh_current;
+};
+
+struct hhf_sched_data {
+	struct hhf_bucket buckets[HHF_BUCKETS];
+	/*
+	 * A bucket that becomes backlogged joins new_buckets if it holds
+	 * other flows and old_buckets if it holds heavy hitters; new ones
+	 * are served first, so a burst of small flows goes out at once.
+	 */
+	struct list_head new_buckets;
+	struct list_head old_buckets;
+
+	siphash_key_t perturbation;
+	struct hhf_filter filter;
+
+	u32 quantum;
+	u32 non_hh_weight;
+	u32 drop_overlimit;		/* written under the qdisc lock */
 };
 
 static u32 hhf_now(void)
@@ -139,79 +150,79 @@ static u32 hhf_weight(const struct hhf_sched_data *q, enum hhf_bucket_id id)
 
 /* ---- the multi-stage filter ---- */
 
-static void hhf_filter_clear(struct hhf_sched_data *q, u32 now)
+static void hhf_filter_clear(struct hhf_filter *f, u32 now)
 {
-	bitmap_zero(q->fresh, HHF_STAGES * HHF_COUNTERS);
-	q->period_start = now;
+	bitmap_zero(f->fresh, HHF_STAGES * HHF_COUNTERS);
+	f->period_start = now;
 }
 
-/* Slot of @hash in stage @stage, as an index into q->counters. */
-static u32 hhf_slot(const struct hhf_sched_data *q, u32 hash, int stage)
+/* Slot of @hash in stage @stage, as an index into f->counters. */
+static u32 hhf_slot(const struct hhf_filter *f, u32 hash, int stage)
 {
 	return stage * HHF_COUNTERS +
-	       ((hash * q->stage_mul[stage]) >> (32 - HHF_STAGE_BITS));
+	       ((hash * f->stage_mul[stage]) >> (32 - HHF_STAGE_BITS));
 }
 
-static u32 hhf_counter(struct hhf_sched_data *q, u32 slot)
+static u32 hhf_counter(struct hhf_filter *f, u32 slot)
 {
-	if (!test_bit(slot, q->fresh)) {
-		__set_bit(slot, q->fresh);
-		q->counters[slot] = 0;
+	if (!test_bit(slot, f->fresh)) {
+		__set_bit(slot, f->fresh);
+		f->counters[slot] = 0;
 	}
-	return q->counters[slot];
+	return f->counters[slot];
 }
 
 /*
  * The flow's estimated bytes this period including @len: the smallest
  * of its counters plus the packet.  Fills @slots for the update.
  */
-static u64 hhf_filter_estimate(struct hhf_sched_data *q, u32 hash, u32 len,
+static u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
 			       u32 *slots)
 {
 	u32 least = U32_MAX;
 	int stage;
 
 	for (stage = 0; stage < HHF_STAGES; stage++) {
-		slots[stage] = hhf_slot(q, hash, stage);
-		least = min(least, hhf_counter(q, slots[stage]));
+		slots[stage] = hhf_slot(f, hash, stage);
+		least = min(least, hhf_counter(f, slots[stage]));
 	}
 	return (u64)least + len;
 }
 
 /* Conservative update: no counter is raised past the flow's estimate. */
-static void hhf_filter_raise(struct hhf_sched_data *q, const u32 *slots,
+static void hhf_filter_raise(struct hhf_filter *f, const u32 *slots,
 			     u32 estimate)
 {
 	int stage;
 
 	for (stage = 0; stage < HHF_STAGES; stage++)
-		if (q->counters[slots[stage]] < estimate)
-			q->counters[slots[stage]] = estimate;
+		if (f->counters[slots[stage]] < estimate)
+			f->counters[slots[stage]] = estimate;
 }
 
 /* ---- the table of heavy hitters ---- */
 
-static struct hlist_head *hhf_chain(struct hhf_sched_data *q, u32 hash)
+static struct hlist_head *hhf_chain(struct hhf_filter *f, u32 hash)
 {
-	return &q->table[hash & (HHF_TABLE_SIZE - 1)];
+	return &f->table[hash & (HHF_TABLE_SIZE - 1)];
 }
 
-static void hhf_forget(struct hhf_sched_data *q, struct hhf_flow *flow)
+static void hhf_forget(struct hhf_filter *f, struct hhf_flow *flow)
 {
 	hlist_del(&flow->node);
 	kfree(flow);
-	WRITE_ONCE(q->hh_current, q->hh_current - 1);
+	WRITE_ONCE(f->hh_current, f->hh_current - 1);
 }
 
 /* The heavy hitter with @hash; idle ones met on the way are evicted. */
-static struct hhf_flow *hhf_lookup(struct hhf_sched_data *q, u32 hash, u32 now)
+static struct hhf_flow *hhf_lookup(struct hhf_filter *f, u32 hash, u32 now)
 {
 	struct hhf_flow *flow;
 	struct hlist_node *next;
 
-	hlist_for_each_entry_safe(flow, next, hhf_chain(q, hash), node) {
-		if (hhf_expired(flow->last_seen, q->evict_timeout, now))
-			hhf_forget(q, flow);
+	hlist_for_each_entry_safe(flow, next, hhf_chain(f, hash), node) {
+		if (hhf_expired(flow->last_seen, f->evict_timeout, now))
+			hhf_forget(f, flow);
 		else if (flow->hash == hash)
 			return flow;
 	}
@@ -219,12 +230,12 @@ static struct hhf_flow *hhf_lookup(struct hhf_sched_data *q, u32 hash, u32 now)
 }
 
 /* Enter a flow that passed the filter; false if the table is full. */
-static bool hhf_admit(struct hhf_sched_data *q, u32 hash, u32 now)
+static bool hhf_admit(struct hhf_filter *f, u32 hash, u32 now)
 {
 	struct hhf_flow *flow;
 
-	if (q->hh_current >= q->hh_limit) {
-		WRITE_ONCE(q->hh_overlimit, q->hh_overlimit + 1);
+	if (f->hh_current >= f->hh_limit) {
+		WRITE_ONCE(f->hh_overlimit, f->hh_overlimit + 1);
 		return false;
 	}
 	flow = kmalloc(sizeof(*flow), GFP_ATOMIC);
@@ -232,51 +243,95 @@ static bool hhf_admit(struct hhf_sched_data *q, u32 hash, u32 now)
 		return false;
 	flow->hash = hash;
 	flow->last_seen = now;
-	hlist_add_head(&flow->node, hhf_chain(q, hash));
-	WRITE_ONCE(q->hh_current, q->hh_current + 1);
-	WRITE_ONCE(q->hh_total, q->hh_total + 1);
+	hlist_add_head(&flow->node, hhf_chain(f, hash));
+	WRITE_ONCE(f->hh_current, f->hh_current + 1);
+	WRITE_ONCE(f->hh_total, f->hh_total + 1);
 	return true;
 }
 
-static void hhf_table_clear(struct hhf_sched_data *q)
+static void hhf_table_clear(struct hhf_filter *f)
 {
 	struct hhf_flow *flow;
 	struct hlist_node *next;
 	u32 i;
 
 	for (i = 0; i < HHF_TABLE_SIZE; i++)
-		hlist_for_each_entry_safe(flow, next, &q->table[i], node)
-			hhf_forget(q, flow);
+		hlist_for_each_entry_safe(flow, next, &f->table[i], node)
+			hhf_forget(f, flow);
 }
 
-static enum hhf_bucket_id hhf_classify(struct hhf_sched_data *q,
-				       struct sk_buff *skb)
+/* Whether the packet of @len bytes of the flow with @hash is a heavy hitter's. */
+static bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32 len, u32 now)
 {
-	u32 now = hhf_now(), slots[HHF_STAGES], hash;
+	u32 slots[HHF_STAGES];
 	struct hhf_flow *flow;
 	u64 estimate;
 
-	if (hhf_expired(q->period_start, q->reset_timeout, now))
-		hhf_filter_clear(q, now);
+	if (hhf_expired(f->period_start, f->reset_timeout, now))
+		hhf_filter_clear(f, now);
 
-	hash = skb_get_hash_perturb(skb, &q->perturbation);
-	flow = hhf_lookup(q, hash, now);
+	flow = hhf_lookup(f, hash, now);
 	if (flow) {
 		flow->last_seen = now;
-		return HHF_BUCKET_HH;
+		return true;
 	}
 
-	estimate = hhf_filter_estimate(q, hash, qdisc_pkt_len(skb), slots);
-	if (estimate <= q->admit_bytes) {
-		hhf_filter_raise(q, slots, estimate);
-		return HHF_BUCKET_OTHER;
+	estimate = hhf_filter_estimate(f, hash, len, slots);
+	if (estimate <= f->admit_bytes) {
+		hhf_filter_raise(f, slots, estimate);
+		return false;
 	}
 	/*
 	 * Passed: from now on the flow is shielded from the filter.  A flow
 	 * the full table cannot take is not counted either, so its counters
 	 * stay where it passed and every later packet tries again.
 	 */
-	return hhf_admit(q, hash, now) ? HHF_BUCKET_HH : HHF_BUCKET_OTHER;
+	return hhf_admit(f, hash, now);
+}
+
+/* Counters, heavy hitters and odd multipliers; the period starts @now. */
+static int hhf_filter_alloc(struct hhf_filter *f, u32 now)
+{
+	u32 i;
+
+	f->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u32),
+			       GFP_KERNEL);
+	f->fresh = bitmap_zalloc(HHF_STAGES * HHF_COUNTERS, GFP_KERNEL);
+	f->table = kvcalloc(HHF_TABLE_SIZE, sizeof(*f->table), GFP_KERNEL);
+	if (!f->counters || !f->fresh || !f->table)
+		return -ENOMEM;
+	for (i = 0; i < HHF_TABLE_SIZE; i++)
+		INIT_HLIST_HEAD(&f->table[i]);
+	for (i = 0; i < HHF_STAGES; i++)
+		f->stage_mul[i] = get_random_u32() | 1;
+	f->period_start = now;
+	return 0;
+}
+
+/* Also after a failed hhf_filter_alloc(). */
+static void hhf_filter_free(struct hhf_filter *f)
+{
+	if (f->table)
+		hhf_table_clear(f);
+	kvfree(f->table);
+	bitmap_free(f->fresh);
+	kvfree(f->counters);
+}
+
+/* Counters and heavy hitters go; the totals stay. */
+static void hhf_filter_reset(struct hhf_filter *f, u32 now)
+{
+	hhf_table_clear(f);
+	hhf_filter_clear(f, now);
+}
+
+static enum hhf_bucket_id hhf_classify(struct hhf_sched_data *q,
+				       struct sk_buff *skb)
+{
+	u32 hash = skb_get_hash_perturb(skb, &q->perturbation);
+
+	return hhf_filter_heavy(&q->filter, hash, qdisc_pkt_len(skb), hhf_now()) ?
+	       HHF_BUCKET_HH : HHF_BUCKET_OTHER;
 }
 
 /* ---- the two buckets and WDRR ---- */
@@ -403,10 +458,9 @@ static void hhf_reset(struct Qdisc *sch)
 
 	hhf_purge(sch);
 	/* qdisc_create_dflt() puts a qdisc whose init failed: no tables. */
-	if (!q->table || !q->fresh)
+	if (!q->filter.table || !q->filter.fresh)
 		return;
-	hhf_table_clear(q);
-	hhf_filter_clear(q, hhf_now());
+	hhf_filter_reset(&q->filter, hhf_now());
 }
 
 /* ---- configuration ---- */
@@ -453,6 +507,7 @@ static int hhf_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
 	struct hhf_sched_data *q = qdisc_priv(sch);
+	struct hhf_filter *f = &q->filter;
 	struct nlattr *tb[TCA_HHF_MAX + 1];
 	u32 quantum, weight;
 	u64 round;
@@ -479,29 +534,14 @@ static int hhf_change(struct Qdisc *sch, struct nlattr *opt,
 	sch->limit = hhf_get_u32(tb, TCA_HHF_BACKLOG_LIMIT, sch->limit);
 	q->quantum = quantum;
 	q->non_hh_weight = weight;
-	q->hh_limit = hhf_get_u32(tb, TCA_HHF_HH_FLOWS_LIMIT, q->hh_limit);
-	q->reset_timeout = hhf_get_usecs(tb, TCA_HHF_RESET_TIMEOUT,
-					 q->reset_timeout);
-	q->admit_bytes = hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES, q->admit_bytes);
-	q->evict_timeout = hhf_get_usecs(tb, TCA_HHF_EVICT_TIMEOUT,
-					 q->evict_timeout);
+	f->hh_limit = hhf_get_u32(tb, TCA_HHF_HH_FLOWS_LIMIT, f->hh_limit);
+	f->reset_timeout = hhf_get_usecs(tb, TCA_HHF_RESET_TIMEOUT,
+					 f->reset_timeout);
+	f->admit_bytes = hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES, f->admit_bytes);
+	f->evict_timeout = hhf_get_usecs(tb, TCA_HHF_EVICT_TIMEOUT,
+					 f->evict_timeout);
 	hhf_trim(sch);
 	sch_tree_unlock(sch);
-	return 0;
-}
-
-static int hhf_alloc_state(struct hhf_sched_data *q)
-{
-	u32 i;
-
-	q->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u32),
-			       GFP_KERNEL);
-	q->fresh = bitmap_zalloc(HHF_STAGES * HHF_COUNTERS, GFP_KERNEL);
-	q->table = kvcalloc(HHF_TABLE_SIZE, sizeof(*q->table), GFP_KERNEL);
-	if (!q->counters || !q->fresh || !q->table)
-		return -ENOMEM;
-	for (i = 0; i < HHF_TABLE_SIZE; i++)
-		INIT_HLIST_HEAD(&q->table[i]);
 	return 0;
 }
 
@@ -516,40 +556,31 @@ static int hhf_init(struct Qdisc *sch, struct nlattr *opt,
 	for (i = 0; i < HHF_BUCKETS; i++)
 		INIT_LIST_HEAD(&q->buckets[i].active);
 	get_random_bytes(&q->perturbation, sizeof(q->perturbation));
-	for (i = 0; i < HHF_STAGES; i++)
-		q->stage_mul[i] = get_random_u32() | 1;
 
 	sch->limit = 1000;
 	q->quantum = clamp_t(u32, psched_mtu(qdisc_dev(sch)), HHF_MIN_QUANTUM,
 			     SZ_1M);
 	q->non_hh_weight = 2;
-	q->hh_limit = HHF_HH_LIMIT_MAX;
-	q->reset_timeout = HZ / 25;	/* 40 ms */
+	q->filter.hh_limit = HHF_HH_LIMIT_MAX;
+	q->filter.reset_timeout = HZ / 25;	/* 40 ms */
 	/* 128 KiB per 40 ms: flows above about 26 Mbit/s are heavy */
-	q->admit_bytes = 128 * 1024;
-	q->evict_timeout = HZ;		/* 1 s */
+	q->filter.admit_bytes = 128 * 1024;
+	q->filter.evict_timeout = HZ;		/* 1 s */
 
 	if (opt) {
 		err = hhf_change(sch, opt, extack);
 		if (err)
 			return err;
 	}
-	err = hhf_alloc_state(q);
-	if (err)
-		return err;	/* qdisc_create() calls hhf_destroy() */
-	q->period_start = hhf_now();
-	return 0;
+	/* on failure qdisc_create() calls hhf_destroy() */
+	return hhf_filter_alloc(&q->filter, hhf_now());
 }
 
 static void hhf_destroy(struct Qdisc *sch)
 {
 	struct hhf_sched_data *q = qdisc_priv(sch);
 
-	if (q->table)
-		hhf_table_clear(q);
-	kvfree(q->table);
-	bitmap_free(q->fresh);
-	kvfree(q->counters);
+	hhf_filter_free(&q->filter);
 }
 
 static int hhf_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -560,12 +591,12 @@ static int hhf_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (!opts ||
 	    nla_put_u32(skb, TCA_HHF_BACKLOG_LIMIT, sch->limit) ||
 	    nla_put_u32(skb, TCA_HHF_QUANTUM, q->quantum) ||
-	    nla_put_u32(skb, TCA_HHF_HH_FLOWS_LIMIT, q->hh_limit) ||
+	    nla_put_u32(skb, TCA_HHF_HH_FLOWS_LIMIT, q->filter.hh_limit) ||
 	    nla_put_u32(skb, TCA_HHF_RESET_TIMEOUT,
-			jiffies_to_usecs(q->reset_timeout)) ||
-	    nla_put_u32(skb, TCA_HHF_ADMIT_BYTES, q->admit_bytes) ||
+			jiffies_to_usecs(q->filter.reset_timeout)) ||
+	    nla_put_u32(skb, TCA_HHF_ADMIT_BYTES, q->filter.admit_bytes) ||
 	    nla_put_u32(skb, TCA_HHF_EVICT_TIMEOUT,
-			jiffies_to_usecs(q->evict_timeout)) ||
+			jiffies_to_usecs(q->filter.evict_timeout)) ||
 	    nla_put_u32(skb, TCA_HHF_NON_HH_WEIGHT, q->non_hh_weight)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;
@@ -576,13 +607,14 @@ static int hhf_dump(struct Qdisc *sch, struct sk_buff *skb)
 static int hhf_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	const struct hhf_sched_data *q = qdisc_priv(sch);
+	const struct hhf_filter *f = &q->filter;
 	struct tc_hhf_xstats st;
 
 	/* Read without the qdisc lock: each counter on its own is enough. */
 	st.drop_overlimit = READ_ONCE(q->drop_overlimit);
-	st.hh_overlimit = READ_ONCE(q->hh_overlimit);
-	st.hh_tot_count = READ_ONCE(q->hh_total);
-	st.hh_cur_count = READ_ONCE(q->hh_current);
+	st.hh_overlimit = READ_ONCE(f->hh_overlimit);
+	st.hh_tot_count = READ_ONCE(f->hh_total);
+	st.hh_cur_count = READ_ONCE(f->hh_current);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
