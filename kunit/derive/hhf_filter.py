@@ -9,7 +9,7 @@ multi-stage filter of D stages of B counters, threshold T:
   bytes or more when C bytes were counted in the period, so a flow of s
   bytes passes with probability at most (C / ((T - s) B))^D.  The test
   sends 100 elephants (each counted for at most T bytes) and 10000 mice
-  of 64 bytes, 20 times; the limit on the mice that pass is
+  of 64 bytes, 5 times; the limit on the mice that pass is
   the smallest count a filter meeting the bound exceeds with probability
   below 1e-6 (Chernoff's bound for a sum of Bernoulli trials).
 - the fork's wider stages (2048 counters): the same bound with B = 2048
@@ -22,16 +22,22 @@ multi-stage filter of D stages of B counters, threshold T:
   and T = 20000, once with every packet added to all four counters and
   once with conservative update (both shielded).
 
-Run with no argument to print the C block; --check FILE verifies that
-FILE holds exactly what this script prints between its markers.
+The hhf_filter suite (sch_hhf_filter_kunit.c, the fork's filter called
+directly) runs the false-positive workload FILTER_TRIALS times on the
+fork's 2048-counter stages; its limit is the Chernoff one again.
+
+Run with no argument to print the hhf_classify suite's C block, with
+--suite hhf_filter the other one; --check FILE verifies that FILE holds
+exactly what this script prints between its markers.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import random
 import sys
-from typing import List, Optional
+from typing import Callable, Dict, List, Optional
 
 D, B = 4, 1024
 BEGIN = '/* BEGIN derived by kunit/derive/hhf_filter.py */'
@@ -40,12 +46,13 @@ END = '/* END derived */'
 # The false-positive workload.
 T_DEFAULT = 131072
 ELEPHANTS = 100
-MICE, MOUSE_LEN, TRIALS = 10000, 64, 20
+MICE, MOUSE_LEN, TRIALS = 10000, 64, 5
 # The conservative-update workload.
 CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 4096, 8, 1000, 20000, 20
 
 
 FORK_B, FORK_TRIALS = 2048, 60
+FILTER_TRIALS = 100
 
 
 def fp_bound(counters: int = B) -> float:
@@ -104,6 +111,7 @@ def block() -> List[str]:
     conservative = [simulate(True, seed, b) for seed, b in runs]
     return [
         BEGIN,
+        f'#define FP_TRIALS\t\t{TRIALS}',
         f'#define FP_BOUND_PPM\t\t{math.ceil(p * 1e6)}\t/* {p:.4g} per mouse */',
         f'#define FP_MAX_PASSED\t\t{chernoff_limit(mean)}\t/* mean at most {mean:.1f} */',
         f'#define FP_FORK_TRIALS\t\t{FORK_TRIALS}',
@@ -117,28 +125,44 @@ def block() -> List[str]:
     ]
 
 
-def check(path: str) -> Optional[str]:
+def filter_block() -> List[str]:
+    mean = fp_bound(FORK_B) * MICE * FILTER_TRIALS
+    return [
+        BEGIN,
+        f'#define FILTER_FP_TRIALS\t{FILTER_TRIALS}',
+        f'#define FILTER_FP_MAX_PASSED\t{chernoff_limit(mean)}\t/* mean at most {mean:.1f} */',
+        END,
+    ]
+
+
+BLOCKS: Dict[str, Callable[[], List[str]]] = {'hhf_classify': block, 'hhf_filter': filter_block}
+
+
+def check(path: str, suite: str) -> Optional[str]:
     text = open(path, encoding='utf-8').read().splitlines()
     try:
         start, end = text.index(BEGIN), text.index(END)
     except ValueError:
         return f'{path}: no {BEGIN} ... {END} block'
-    if text[start:end + 1] != block():
+    if text[start:end + 1] != BLOCKS[suite]():
         return f'{path}: the derived block differs from kunit/derive/hhf_filter.py\'s output'
     return None
 
 
 def main(argv: List[str]) -> int:
-    if len(argv) == 2 and argv[0] == '--check':
-        problem = check(argv[1])
+    parser = argparse.ArgumentParser(prog='hhf_filter.py', description=__doc__.split('\n')[0])
+    parser.add_argument('--suite', choices=sorted(BLOCKS), default='hhf_classify',
+                        help='whose block (default: hhf_classify)')
+    parser.add_argument('--check', metavar='FILE',
+                        help='verify that FILE holds the block instead of printing it')
+    args = parser.parse_args(argv)
+    if args.check:
+        problem = check(args.check, args.suite)
         if problem:
             print(problem, file=sys.stderr)
             return 1
         return 0
-    if argv:
-        print('usage: hhf_filter.py [--check FILE]', file=sys.stderr)
-        return 2
-    print('\n'.join(block()))
+    print('\n'.join(BLOCKS[args.suite]()))
     return 0
 
 

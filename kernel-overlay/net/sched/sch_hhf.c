@@ -650,3 +650,8 @@ module_exit(sch_hhf_exit);
 MODULE_DESCRIPTION("Heavy-Hitter Filter (HHF)");
 MODULE_AUTHOR("Kernel Fork Developers");
 MODULE_LICENSE("GPL");
+
+/* The filter's white-box suite: it calls the static functions above. */
+#if IS_ENABLED(CONFIG_KFORK_KUNIT_TESTS)
+#include "sch_hhf_filter_kunit.c"
+#endif

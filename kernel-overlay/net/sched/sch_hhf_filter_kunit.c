@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * White-box KUnit suite for HHF's filter: sch_hhf.c includes this file,
+ * so the suite calls the filter's static functions directly, with flow
+ * hashes, packet lengths and times of its choosing, and reads the
+ * counters themselves.  The fork's sch_hhf.c only: the distro's has no
+ * such seam (hhf_classify and hhf_qdisc test both through the qdisc).
+ *
+ * Expected values come from the algorithm as Estan and Varghese state it
+ * ("New Directions in Traffic Measurement and Accounting", SIGCOMM 2002)
+ * and the derivations in the comments; the statistical limit from
+ * kunit/derive/hhf_filter.py --suite hhf_filter.
+ */
+
+#include <kunit/test.h>
+#include <linux/prandom.h>
+
+/* BEGIN derived by kunit/derive/hhf_filter.py */
+#define FILTER_FP_TRIALS	100
+#define FILTER_FP_MAX_PASSED	24	/* mean at most 6.9 */
+/* END derived */
+
+#define FILTER_ADMIT	10000	/* bytes; 1000-byte packets: the 11th passes */
+#define FILTER_RESET	40	/* jiffies */
+#define FILTER_EVICT	1000	/* jiffies */
+#define FILTER_T0	5000	/* the period's start, in jiffies */
+
+/* Fixed odd multipliers, so that which flows meet is known. */
+static const u32 filter_muls[HHF_STAGES] = {
+	0x9e3779b1, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f,
+};
+
+static struct hhf_filter *filter_of(struct kunit *test)
+{
+	return test->priv;
+}
+
+/* The counter of @hash in @stage, as the filter reads it now. */
+static u32 filter_counter(struct kunit *test, u32 hash, int stage)
+{
+	struct hhf_filter *f = filter_of(test);
+
+	return hhf_counter(f, hhf_slot(f, hash, stage));
+}
+
+/* Packets of @len bytes of @hash at @now until one is heavy: how many. */
+static u32 filter_packets_to_heavy(struct kunit *test, u32 hash, u32 len, u32 now, u32 most)
+{
+	u32 n;
+
+	for (n = 1; n <= most; n++)
+		if (hhf_filter_heavy(filter_of(test), hash, len, now))
+			return n;
+	return 0;
+}
+
+/* Whether the flows @a and @b share no counter in any stage. */
+static bool filter_apart(struct kunit *test, u32 a, u32 b)
+{
+	struct hhf_filter *f = filter_of(test);
+	int stage;
+
+	for (stage = 0; stage < HHF_STAGES; stage++)
+		if (hhf_slot(f, a, stage) == hhf_slot(f, b, stage))
+			return false;
+	return true;
+}
+
+/*
+ * No false negatives, exactly: a flow alone in the filter leaves all
+ * four of its counters at its bytes so far (each packet's estimate is
+ * the smallest counter plus the packet, and the counters are raised to
+ * it), so its packet k passes when k * len > admit_bytes, that is with
+ * packet admit_bytes / len + 1 (integer division).  The estimate is
+ * 64-bit: at admit_bytes U32_MAX the counters reach U32_MAX itself
+ * (65535 * 65537 = 2^32 - 1) and the next packet must still pass.
+ */
+struct filter_first_case {
+	const char *name;
+	u32 admit, len, heavy_at;
+};
+
+static const struct filter_first_case filter_first_cases[] = {
+	{ "1000-byte packets, admit 10000", 10000, 1000, 11 },
+	{ "1500-byte packets, admit 10000", 10000, 1500, 7 },
+	{ "64-byte packets, admit 131072", 131072, 64, 2049 },
+	{ "572-byte packets, admit 131072", 131072, 572, 230 },
+	{ "one byte, admit 0", 0, 1, 1 },
+	{ "65535-byte packets, admit U32_MAX", U32_MAX, 65535, 65538 },
+};
+
+static void filter_first_case_desc(const struct filter_first_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(filter_first, filter_first_cases, filter_first_case_desc);
+
+static void filter_heavy_exactly_past_admit(struct kunit *test)
+{
+	const struct filter_first_case *c = test->param_value;
+	struct hhf_filter *f = filter_of(test);
+
+	f->admit_bytes = c->admit;
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 1, c->len, FILTER_T0, c->heavy_at),
+			c->heavy_at);
+	KUNIT_EXPECT_EQ(test, f->hh_total, 1U);
+	KUNIT_EXPECT_EQ(test, f->hh_current, 1U);
+	/* from the table now, whatever the size */
+	KUNIT_EXPECT_TRUE(test, hhf_filter_heavy(f, 1, 1, FILTER_T0));
+}
+
+/*
+ * Conservative update: flows a and b share their stage-0 counter only
+ * (asserted for the fixed multipliers).  a sends 3000 bytes: its four
+ * counters hold 3000.  b's packet of 100 bytes is estimated at
+ * min(3000, 0, 0, 0) + 100 = 100, so it raises its own three counters
+ * to 100 and leaves the shared one at 3000; adding the packet to every
+ * counter would make it 3100.  a's next estimate is still its own bytes.
+ */
+static void filter_conservative_update(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	u32 a = 0x10000, b = 0x10a18, i;	/* b: found by search */
+	int stage;
+
+	KUNIT_ASSERT_EQ(test, hhf_slot(f, a, 0), hhf_slot(f, b, 0));
+	for (stage = 1; stage < HHF_STAGES; stage++)
+		KUNIT_ASSERT_NE(test, hhf_slot(f, a, stage), hhf_slot(f, b, stage));
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_FALSE(test, hhf_filter_heavy(f, a, 1000, FILTER_T0));
+	KUNIT_ASSERT_FALSE(test, hhf_filter_heavy(f, b, 100, FILTER_T0));
+	KUNIT_EXPECT_EQ(test, filter_counter(test, a, 0), 3000U);
+	for (stage = 1; stage < HHF_STAGES; stage++) {
+		KUNIT_EXPECT_EQ(test, filter_counter(test, a, stage), 3000U);
+		KUNIT_EXPECT_EQ(test, filter_counter(test, b, stage), 100U);
+	}
+	/* 3000 + 7000 = 10000 is not above admit_bytes; 11000 is */
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, a, 1000, FILTER_T0, 20), 8U);
+}
+
+/*
+ * Shielding: a heavy hitter's packets no longer reach the counters.  The
+ * flow's counters hold 10000 after its first ten packets; the eleventh
+ * passes and 50 more follow: the counters stay at 10000.
+ */
+static void filter_shields_heavy_hitters(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	int stage, i;
+
+	KUNIT_ASSERT_EQ(test, filter_packets_to_heavy(test, 7, 1000, FILTER_T0, 20), 11U);
+	for (i = 0; i < 50; i++)
+		KUNIT_ASSERT_TRUE(test, hhf_filter_heavy(f, 7, 1000, FILTER_T0));
+	for (stage = 0; stage < HHF_STAGES; stage++)
+		KUNIT_EXPECT_EQ(test, filter_counter(test, 7, stage), (u32)FILTER_ADMIT);
+}
+
+/*
+ * The counters last reset_timeout jiffies: a flow at admit_bytes passes
+ * with one more byte at the period's last jiffy, and not one jiffy
+ * later, when the counters read zero again.  The stamps are 32-bit
+ * jiffies, so the same holds across their wrap.
+ */
+struct filter_period_case {
+	const char *name;
+	u32 start, later;
+	bool heavy;
+};
+
+static const struct filter_period_case filter_period_cases[] = {
+	{ "the period's last jiffy", FILTER_T0, FILTER_RESET, true },
+	{ "one jiffy past the period", FILTER_T0, FILTER_RESET + 1, false },
+	{ "last jiffy, across the wrap", U32_MAX - 10, FILTER_RESET, true },
+	{ "one past, across the wrap", U32_MAX - 10, FILTER_RESET + 1, false },
+	{ "2^31 jiffies later", FILTER_T0, 0x80000000, false },
+};
+
+static void filter_period_case_desc(const struct filter_period_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(filter_period, filter_period_cases, filter_period_case_desc);
+
+static void filter_counters_last_one_period(struct kunit *test)
+{
+	const struct filter_period_case *c = test->param_value;
+	struct hhf_filter *f = filter_of(test);
+	int i;
+
+	hhf_filter_clear(f, c->start);
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_FALSE(test, hhf_filter_heavy(f, 3, 1000, c->start));
+	KUNIT_EXPECT_EQ(test, hhf_filter_heavy(f, 3, 1, c->start + c->later), c->heavy);
+}
+
+/*
+ * Eviction: a heavy hitter silent for more than evict_timeout leaves the
+ * table when a packet's lookup meets it.  Seen at t, it is still there
+ * at t + evict_timeout (and seen again); at t + 2 * evict_timeout + 1
+ * it is gone, and as the counters were cleared meanwhile, its packet
+ * goes through the filter and is not heavy.  The total stays.
+ */
+static void filter_evicts_idle(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	u32 t = FILTER_T0;
+
+	KUNIT_ASSERT_EQ(test, filter_packets_to_heavy(test, 9, 1000, t, 20), 11U);
+	KUNIT_EXPECT_TRUE(test, hhf_filter_heavy(f, 9, 1000, t + FILTER_EVICT));
+	KUNIT_EXPECT_EQ(test, f->hh_current, 1U);
+	KUNIT_EXPECT_FALSE(test, hhf_filter_heavy(f, 9, 1000, t + 2 * FILTER_EVICT + 1));
+	KUNIT_EXPECT_EQ(test, f->hh_current, 0U);
+	KUNIT_EXPECT_EQ(test, f->hh_total, 1U);
+}
+
+/*
+ * At most hh_limit heavy hitters.  With a limit of 2, three flows apart
+ * in every stage (asserted) each pass with their 11th packet; the third
+ * finds the table full.  It is not counted either, so each of its
+ * packets from the 11th on passes again and is refused again: 15
+ * packets make hh_overlimit 5, none of them heavy.
+ */
+static void filter_hh_limit_caps_table(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	u32 flows[] = { 0x100, 0x200, 0x300 };
+	int i;
+
+	KUNIT_ASSERT_TRUE(test, filter_apart(test, flows[0], flows[1]));
+	KUNIT_ASSERT_TRUE(test, filter_apart(test, flows[0], flows[2]));
+	KUNIT_ASSERT_TRUE(test, filter_apart(test, flows[1], flows[2]));
+	f->hh_limit = 2;
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, flows[0], 1000, FILTER_T0, 20), 11U);
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, flows[1], 1000, FILTER_T0, 20), 11U);
+	for (i = 0; i < 15; i++)
+		KUNIT_EXPECT_FALSE(test, hhf_filter_heavy(f, flows[2], 1000, FILTER_T0));
+	KUNIT_EXPECT_EQ(test, f->hh_overlimit, 5U);
+	KUNIT_EXPECT_EQ(test, f->hh_current, 2U);
+	KUNIT_EXPECT_EQ(test, f->hh_total, 2U);
+}
+
+/*
+ * hhf_filter_reset (the qdisc's reset): heavy hitters and counters go,
+ * the totals stay.  A flow that was heavy needs its eleven packets
+ * again.
+ */
+static void filter_reset_keeps_totals(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+
+	KUNIT_ASSERT_EQ(test, filter_packets_to_heavy(test, 5, 1000, FILTER_T0, 20), 11U);
+	hhf_filter_reset(f, FILTER_T0 + 1);
+	KUNIT_EXPECT_EQ(test, f->hh_current, 0U);
+	KUNIT_EXPECT_EQ(test, f->hh_total, 1U);
+	KUNIT_EXPECT_EQ(test, filter_counter(test, 5, 0), 0U);
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 5, 1000, FILTER_T0 + 1, 20), 11U);
+	KUNIT_EXPECT_EQ(test, f->hh_total, 2U);
+}
+
+/*
+ * The false-positive rate, measured on the filter alone: the workload
+ * of hhf_classify's test, 100 elephants that each pass with their last
+ * packet (572 + 87 * 1500 = 131072 bytes, the threshold itself, then
+ * 1500 more) and 10000 mice of one 64-byte packet, at the default
+ * admit_bytes, FILTER_FP_TRIALS times with fresh multipliers.  Estan
+ * and Varghese bound the chance that a mouse passes by
+ * (C / ((T - s) b))^d = (13747200 / (131008 * 2048))^4 = 6.9e-6; the
+ * filter meeting it passes more than FILTER_FP_MAX_PASSED of the
+ * million mice with probability below 1e-6 (Chernoff).  The keys are
+ * distinct numbers, as multiply-shift hashing asks; a filter whose
+ * stages were not independent would pass thousands.
+ */
+static void filter_false_positive_rate(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	struct rnd_state rnd;
+	u32 passed = 0, flow;
+	int trial, stage, i;
+
+	prandom_seed_state(&rnd, 0x686866);
+	f->admit_bytes = 131072;
+	for (trial = 0; trial < FILTER_FP_TRIALS; trial++) {
+		hhf_filter_reset(f, FILTER_T0);
+		f->hh_total = 0;
+		for (stage = 0; stage < HHF_STAGES; stage++)
+			f->stage_mul[stage] = prandom_u32_state(&rnd) | 1;
+		/* an elephant meeting others may pass early; by its last, it has */
+		for (flow = 1; flow <= 100; flow++) {
+			hhf_filter_heavy(f, flow, 572, FILTER_T0);
+			for (i = 0; i < 87; i++)
+				hhf_filter_heavy(f, flow, 1500, FILTER_T0);
+			KUNIT_ASSERT_TRUE(test, hhf_filter_heavy(f, flow, 1500, FILTER_T0));
+		}
+		KUNIT_ASSERT_EQ(test, f->hh_total, 100U);
+		for (flow = 1000; flow < 11000; flow++)
+			passed += hhf_filter_heavy(f, flow, 64, FILTER_T0);
+		cond_resched();
+	}
+	kunit_info(test, "%u of %u mice passed\n", passed, FILTER_FP_TRIALS * 10000);
+	KUNIT_EXPECT_LE(test, passed, (u32)FILTER_FP_MAX_PASSED);
+}
+
+/* A filter of the test's own, with the fixed multipliers, at FILTER_T0. */
+static int filter_test_init(struct kunit *test)
+{
+	struct hhf_filter *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	test->priv = f;
+	f->hh_limit = HHF_HH_LIMIT_MAX;
+	f->reset_timeout = FILTER_RESET;
+	f->admit_bytes = FILTER_ADMIT;
+	f->evict_timeout = FILTER_EVICT;
+	err = hhf_filter_alloc(f, FILTER_T0);
+	memcpy(f->stage_mul, filter_muls, sizeof(filter_muls));
+	return err;
+}
+
+static void filter_test_exit(struct kunit *test)
+{
+	hhf_filter_free(filter_of(test));
+}
+
+static struct kunit_case filter_test_cases[] = {
+	KUNIT_CASE_PARAM(filter_heavy_exactly_past_admit, filter_first_gen_params),
+	KUNIT_CASE(filter_conservative_update),
+	KUNIT_CASE(filter_shields_heavy_hitters),
+	KUNIT_CASE_PARAM(filter_counters_last_one_period, filter_period_gen_params),
+	KUNIT_CASE(filter_evicts_idle),
+	KUNIT_CASE(filter_hh_limit_caps_table),
+	KUNIT_CASE(filter_reset_keeps_totals),
+	KUNIT_CASE(filter_false_positive_rate),
+	{}
+};
+
+static struct kunit_suite filter_test_suite = {
+	.name = "hhf_filter",
+	.init = filter_test_init,
+	.exit = filter_test_exit,
+	.test_cases = filter_test_cases,
+};
+
+kunit_test_suite(filter_test_suite);
