@@ -155,13 +155,36 @@ static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t siz
 	return probe_mem_read(dest, src, size);
 }
 
+/*
+ * A string of kernel memory into a string field: $comm and immediate
+ * strings, the two a uprobe has that are not user memory.  Without
+ * DEST, the bytes it needs with its NUL.
+ */
+static nokprobe_inline int uprobe_store_kernel_string(const char *text, void *dest, void *base)
+{
+	int len = strlen(text), room;
+	char *to;
+
+	if (!dest)
+		return len + 1;
+	room = get_loc_len(*(u32 *)dest);
+	if (unlikely(!room))
+		return -ENOMEM;
+	len = min(len, room - 1);
+	to = get_loc_data(dest, base);
+	memcpy(to, text, len);
+	to[len] = '\0';
+	*(u32 *)dest = make_data_loc(len + 1, to - (char *)base);
+	return len + 1;
+}
+
 /* The bytes the string at ADDR takes with its NUL; 0 if unreadable or too long. */
 static nokprobe_inline int fetch_store_strlen(unsigned long addr)
 {
 	long len;
 
 	if (addr == FETCH_TOKEN_COMM)
-		return strlen(current->comm) + 1;
+		return uprobe_store_kernel_string(current->comm, NULL, NULL);
 	len = strnlen_user((const char __user __force *)addr, MAX_STRING_SIZE);
 	if (!len)
 		uprobe_read_failed();
@@ -174,8 +197,8 @@ static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
 }
 
 /*
- * Copy the string at ADDR where the data_loc at DEST points, cut to
- * the room the data_loc gives, and set the data_loc to what it took
+ * Copy the user string at ADDR where the data_loc at DEST points, cut
+ * to the room the data_loc gives, and set the data_loc to what it took
  * (0 bytes for a fault, shown as "(fault)").
  */
 static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, void *base)
@@ -184,21 +207,18 @@ static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, vo
 	char *to = get_loc_data(dest, base);
 	long len;
 
+	if (addr == FETCH_TOKEN_COMM)
+		return uprobe_store_kernel_string(current->comm, dest, base);
 	if (unlikely(!room))
 		return -ENOMEM;
-	if (addr == FETCH_TOKEN_COMM) {
-		len = min_t(long, strlen(current->comm), room - 1);
-		memcpy(to, current->comm, len);
-	} else {
-		len = strncpy_from_user(to, (const char __user __force *)addr, room);
-		if (len < 0) {
-			uprobe_read_failed();
-			*(u32 *)dest = make_data_loc(0, to - (char *)base);
-			return len;
-		}
-		/* no NUL within the room: keep what fits before one */
-		len = min_t(long, len, room - 1);
+	len = strncpy_from_user(to, (const char __user __force *)addr, room);
+	if (len < 0) {
+		uprobe_read_failed();
+		*(u32 *)dest = make_data_loc(0, to - (char *)base);
+		return len;
 	}
+	/* no NUL within the room: keep what fits before one */
+	len = min_t(long, len, room - 1);
 	to[len] = '\0';
 	*(u32 *)dest = make_data_loc(len + 1, to - (char *)base);
 	return len + 1;
@@ -278,9 +298,14 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, vo
 	case FETCH_OP_FOFFS:	/* @+OFFS: from the probed mapping's base */
 		val = hit->file_base + code->immediate;
 		break;
-	case FETCH_OP_DATA:	/* an immediate string, kept by the program */
-		val = (unsigned long)code->data;
-		break;
+	case FETCH_OP_DATA:
+		/*
+		 * An immediate string, kept by the program in kernel memory:
+		 * read as a user address it would fault (as it does in 6.1).
+		 * The parser gives it no type but string and no array, so
+		 * storing it is all the rest of the program does.
+		 */
+		return uprobe_store_kernel_string(code->data, dest, base);
 	case FETCH_OP_COMM:	/* the store step copies current->comm */
 		val = FETCH_TOKEN_COMM;
 		break;

@@ -428,6 +428,10 @@ def probes(elf: Elf) -> List[Probe]:
             'dereference of $stack'),
         Arg('comm', 'comm=$comm', const('"kf_target"'), '$comm'),
         Arg('imm', 'imm=\\1234:u32', const('1234'), '\\IMM'),
+        # The parser keeps the text in kernel memory; 6.1's uprobe fetch
+        # reads it as a user address, which faults (project behaviour).
+        Arg('istr', 'istr=\\"kfork"', const('"kfork"' if is_fork() else '(fault)'),
+            '\\"STR" immediate string, (fault) on 6.1'),
         Arg('top', 'top=$stack', const('8 mod 16, in the user stack'),
             '$stack: the stack pointer', holds=user_stack_at_entry),
     ]
