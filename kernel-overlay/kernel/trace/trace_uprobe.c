@@ -1520,3 +1520,8 @@ static __init int uprobe_events_init(void)
 	return 0;
 }
 fs_initcall(uprobe_events_init);
+
+/* The fetch's white-box suite: it calls the static functions above. */
+#if IS_ENABLED(CONFIG_KFORK_KUNIT_TESTS)
+#include "trace_uprobe_fetch_kunit.c"
+#endif

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * White-box KUnit suite for what a uprobe hit fetches: trace_uprobe.c
+ * includes this file at its end, so the suite runs an event's fetch
+ * programs through uprobe_fetch_args() and uprobe_fetch_fast() on
+ * registers it makes up and on user memory it maps itself, then reads
+ * the bytes they stored.  The fork's trace_uprobe.c only: the distro's
+ * includes nothing (the guest uprobe suite fires the same methods on
+ * both builds, from real programs).
+ *
+ * Every expected value is one the suite put there: the registers of
+ * fetch_test_init() and the user memory of fetch_layout().
+ */
+
+#include <kunit/test.h>
+
+#include "trace_probe_kunit.h"
+
+#define FETCH_MAX_ARGS	8
+/* user memory: two pages mapped, then one unmapped, so reads past fault */
+#define FETCH_MAPPED	(2 * PAGE_SIZE)
+#define FETCH_STACK	0x100	/* the user stack pointer, from the memory's start */
+#define FETCH_HELLO	0x80	/* "hello" */
+#define FETCH_ARRAY	0x200	/* u32 10, 20, 30, 40 */
+#define FETCH_LONG	0x400	/* FETCH_LONG_LEN 'a's and a NUL */
+#define FETCH_LONG_LEN	2000
+
+#define FETCH_SI	0x1122334455667788UL
+#define FETCH_IP	0x400123UL
+#define FETCH_AX	0xabcdefUL
+#define FETCH_RET_ADDR	0x401000UL
+
+struct fetch_env {
+	struct trace_uprobe *tu;	/* room for FETCH_MAX_ARGS arguments */
+	struct pt_regs regs;
+	struct uprobe_hit hit;
+	char __user *umem;
+	void *buf;			/* a record's arguments: UPROBE_ARGS_MAX bytes */
+};
+
+static struct fetch_env *fetch_env(struct kunit *test)
+{
+	return test->priv;
+}
+
+static unsigned long fetch_umem(struct kunit *test)
+{
+	return (unsigned long)fetch_env(test)->umem;
+}
+
+static void fetch_put(struct kunit *test, unsigned long off, const void *val, size_t len)
+{
+	KUNIT_ASSERT_EQ(test, copy_to_user(fetch_env(test)->umem + off, val, len), 0UL);
+}
+
+static void fetch_put_u64(struct kunit *test, unsigned long off, u64 val)
+{
+	fetch_put(test, off, &val, sizeof(val));
+}
+
+/*
+ *   0x00  u64 0x0123456789abcdef
+ *   0x08  u64 the address of 0x40
+ *   0x10  u32 0xdeadbeef
+ *   0x40  u64 0x4242
+ *   0x48  u64 the address of FETCH_HELLO
+ *   0x78  u64 0x7878
+ *   FETCH_HELLO  "hello"
+ *   FETCH_STACK  u64 FETCH_RET_ADDR, 77, 88 (the return address, $arg7, $arg8)
+ *   FETCH_ARRAY  u32 10, 20, 30, 40
+ *   FETCH_LONG   FETCH_LONG_LEN 'a's
+ */
+static void fetch_layout(struct kunit *test)
+{
+	static const u32 array[] = { 10, 20, 30, 40 };
+	static const u32 beef = 0xdeadbeef;
+	char *text;
+
+	fetch_put_u64(test, 0x00, 0x0123456789abcdefULL);
+	fetch_put_u64(test, 0x08, fetch_umem(test) + 0x40);
+	fetch_put(test, 0x10, &beef, sizeof(beef));
+	fetch_put_u64(test, 0x40, 0x4242);
+	fetch_put_u64(test, 0x48, fetch_umem(test) + FETCH_HELLO);
+	fetch_put_u64(test, 0x78, 0x7878);
+	fetch_put(test, FETCH_HELLO, "hello", 6);
+	fetch_put_u64(test, FETCH_STACK, FETCH_RET_ADDR);
+	fetch_put_u64(test, FETCH_STACK + 8, 77);
+	fetch_put_u64(test, FETCH_STACK + 16, 88);
+	fetch_put(test, FETCH_ARRAY, array, sizeof(array));
+	text = kunit_kmalloc(test, FETCH_LONG_LEN + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	memset(text, 'a', FETCH_LONG_LEN);
+	text[FETCH_LONG_LEN] = '\0';
+	fetch_put(test, FETCH_LONG, text, FETCH_LONG_LEN + 1);
+}
+
+/*
+ * The event's arguments, parsed as uprobe_parse_args() parses them for
+ * an entry probe or, with TPARG_FL_RETURN, a return probe.  Each text
+ * is a format given the user address AT (most ignore it).
+ */
+static void fetch_define(struct kunit *test, unsigned int flags, const char *const *fmts,
+			 int argc, unsigned long at)
+{
+	struct trace_uprobe *tu = fetch_env(test)->tu;
+	const char *argv[FETCH_MAX_ARGS];
+	int i, ret = 0;
+
+	KUNIT_ASSERT_LE(test, argc, FETCH_MAX_ARGS);
+	for (i = 0; i < argc; i++)
+		argv[i] = probe_test_printf(test, fmts[i], fetch_umem(test) + at);
+	mutex_lock(&dyn_event_ops_mutex);
+	trace_probe_log_init("trace_uprobe", argc, argv);
+	for (i = 0; i < argc && !ret; i++) {
+		trace_probe_log_set_index(i);
+		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i], flags);
+	}
+	trace_probe_log_clear();
+	mutex_unlock(&dyn_event_ops_mutex);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "parsing %s", argv[i - 1]);
+}
+
+static void fetch_define_one(struct kunit *test, const char *fmt, unsigned long at)
+{
+	fetch_define(test, TPARG_FL_FENTRY, &fmt, 1, at);
+}
+
+/* A hit: the arguments fetched into the buffer, the bytes they took. */
+static int fetch_hit(struct kunit *test)
+{
+	struct fetch_env *env = fetch_env(test);
+
+	return uprobe_fetch_args(env->tu, &env->hit, env->buf);
+}
+
+/* The first SIZE bytes of argument I's field, as a number. */
+static u64 fetch_value(struct kunit *test, int i, unsigned int size)
+{
+	struct fetch_env *env = fetch_env(test);
+	u64 val = 0;
+
+	memcpy(&val, env->buf + env->tu->tp.args[i].offset, size);
+	return val;
+}
+
+/* Argument I's string: its text, or NULL where the record says it faulted. */
+static const char *fetch_string(struct kunit *test, int i)
+{
+	struct fetch_env *env = fetch_env(test);
+	void *field = env->buf + env->tu->tp.args[i].offset;
+	void *base = env->buf - uprobe_head_size(env->tu);
+	u32 loc = *(u32 *)field;
+	const char *text = get_loc_data(field, base);
+
+	if (!get_loc_len(loc))
+		return NULL;
+	KUNIT_ASSERT_GE(test, (long)(text - (char *)env->buf), (long)env->tu->tp.size);
+	KUNIT_ASSERT_LE(test, (long)(text + get_loc_len(loc) - (char *)env->buf),
+			(long)UPROBE_ARGS_MAX);
+	KUNIT_ASSERT_EQ_MSG(test, text[get_loc_len(loc) - 1], '\0', "string %d unterminated", i);
+	return text;
+}
+
+/*
+ * One argument, one number: the field's first SIZE bytes.  UMEM: the
+ * value is an offset into the user memory, whose address is added.
+ */
+struct fetch_value_case {
+	const char *arg;
+	unsigned long at;	/* the user address a "%#lx" of ARG stands for */
+	unsigned int size;
+	u64 value;
+	bool umem;
+};
+
+static const struct fetch_value_case fetch_value_cases[] = {
+	{ "%%di", 0, 8, 0, true },
+	{ "%%si:x64", 0, 8, FETCH_SI },
+	{ "%%si:u8", 0, 1, 0x88 },
+	{ "%%si:s16", 0, 2, 0x7788 },
+	{ "%%ip", 0, 8, FETCH_IP },
+	{ "+0(%%di):x64", 0, 8, 0x0123456789abcdefULL },
+	{ "+8(%%di)", 0, 8, 0x40, true },
+	{ "+0(+8(%%di)):u64", 0, 8, 0x4242 },
+	{ "+16(%%di):u32", 0, 4, 0xdeadbeef },
+	{ "+18(%%di):u16", 0, 2, 0xdead },
+	/* bits 4 to 7 of 0xdeadbeef */
+	{ "+16(%%di):b4@4/32", 0, 4, 0xe },
+	/* 0x80 - 8 */
+	{ "-8(+0x48(%%di)):x64", 0, 8, 0x7878 },
+	{ "+8(%%sp):u64", 0, 8, 77 },
+	{ "$stack", 0, 8, FETCH_STACK, true },
+	{ "$stack0", 0, 8, FETCH_RET_ADDR },
+	{ "$stack1", 0, 8, 77 },
+	{ "$stack2:u32", 0, 4, 88 },
+	{ "@%#lx:u32", 0x10, 4, 0xdeadbeef },
+	{ "@%#lx", 0x48, 8, FETCH_HELLO, true },
+	/* the hit's file_base is the memory's start */
+	{ "@+16:u32", 0, 4, 0xdeadbeef },
+	{ "+0(@+8):u64", 0, 8, 0x4242 },
+	{ "\\1234", 0, 8, 1234 },
+	{ "\\-1:s8", 0, 1, 0xff },
+	/* a read of address 3 faults: the field holds 0 */
+	{ "+0(%%dx):u64", 0, 8, 0 },
+	/* System V: $arg1..$arg6 in di, si, dx, cx, r8, r9; then the stack */
+	{ "$arg1", 0, 8, 0, true },
+	{ "$arg2", 0, 8, FETCH_SI },
+	{ "$arg3", 0, 8, 3 },
+	{ "$arg4:s32", 0, 4, 0xfffffffe },
+	{ "$arg5", 0, 8, 8 },
+	{ "$arg6", 0, 8, 9 },
+	{ "$arg7", 0, 8, 77 },
+	{ "$arg8:u8", 0, 1, 88 },
+	{ "+16($arg1):x32", 0, 4, 0xdeadbeef },
+};
+
+static void fetch_value_case_desc(const struct fetch_value_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, c->arg, 0UL);
+}
+
+KUNIT_ARRAY_PARAM(fetch_value, fetch_value_cases, fetch_value_case_desc);
+
+static void fetch_values(struct kunit *test)
+{
+	const struct fetch_value_case *c = test->param_value;
+	u64 want = (c->value + (c->umem ? fetch_umem(test) : 0)) & GENMASK_ULL(c->size * 8 - 1, 0);
+
+	fetch_define_one(test, c->arg, c->at);
+	KUNIT_ASSERT_EQ(test, fetch_hit(test), (int)fetch_env(test)->tu->tp.size);
+	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, c->size), want);
+}
+
+/*
+ * One argument, one string, or NULL for a read that faults: the field
+ * says so with a length of 0 ("(fault)").  "COMM": current->comm.
+ */
+struct fetch_string_case {
+	const char *arg;
+	unsigned long at;
+	const char *text;
+};
+
+static const struct fetch_string_case fetch_string_cases[] = {
+	{ "+0x80(%%di):string", 0, "hello" },
+	{ "+0(+0x48(%%di)):string", 0, "hello" },
+	{ "+u0x80(%%di):string", 0, "hello" },
+	{ "+0x80(%%di):ustring", 0, "hello" },
+	{ "@%#lx:string", FETCH_HELLO, "hello" },
+	{ "+0(@+0x48):string", 0, "hello" },
+	{ "\\\"imm\"", 0, "imm" },
+	{ "$comm", 0, "COMM" },
+	{ "+0(%%si):string", 0, NULL },
+	{ "+0(%%dx):string", 0, NULL },
+	/* three bytes before the second page, four after (fetch_strings) */
+	{ "@%#lx:string", PAGE_SIZE - 3, "abcdefg" },
+	/* "wxyz" to the end of the second page, then the unmapped one */
+	{ "@%#lx:string", FETCH_MAPPED - 4, NULL },
+};
+
+static void fetch_string_case_desc(const struct fetch_string_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, c->arg, c->at);
+}
+
+KUNIT_ARRAY_PARAM(fetch_string, fetch_string_cases, fetch_string_case_desc);
+
+static void fetch_strings(struct kunit *test)
+{
+	const struct fetch_string_case *c = test->param_value;
+	const char *want = c->text && !strcmp(c->text, "COMM") ? current->comm : c->text;
+	const char *got;
+	int len;
+
+	fetch_put(test, PAGE_SIZE - 3, "abcdefg", 8);
+	fetch_put(test, FETCH_MAPPED - 4, "wxyz", 4);
+	fetch_define_one(test, c->arg, c->at);
+	len = fetch_hit(test);
+	got = fetch_string(test, 0);
+	if (!want) {
+		KUNIT_EXPECT_NULL_MSG(test, got, "read %s", got);
+		return;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_STREQ(test, got, want);
+	KUNIT_EXPECT_EQ(test, len, (int)(fetch_env(test)->tu->tp.size + strlen(want) + 1));
+}
+
+/* An array: "+0x200(%di):u32[4]" holds the four numbers, in order. */
+static void fetch_array(struct kunit *test)
+{
+	struct fetch_env *env = fetch_env(test);
+	const u32 *field;
+	int i;
+
+	fetch_define_one(test, "+0x200(%%di):u32[4]", 0);
+	KUNIT_ASSERT_EQ(test, fetch_hit(test), 16);
+	field = env->buf + env->tu->tp.args[0].offset;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, field[i], 10U * (i + 1));
+}
+
+/* A return probe's $retval is the return register, ax on x86-64. */
+static void fetch_retval(struct kunit *test)
+{
+	static const char *const args[] = { "$retval", "r=$retval:s8" };
+
+	fetch_define(test, TPARG_FL_RETURN, args, ARRAY_SIZE(args), 0);
+	fetch_hit(test);
+	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, 8), (u64)FETCH_AX);
+	KUNIT_EXPECT_EQ(test, fetch_value(test, 1, 1), (u64)(FETCH_AX & 0xff));
+}
+
+/*
+ * Strings past a page stay in the page: four of FETCH_LONG_LEN + 1
+ * bytes each after 16 bytes of fields.  The first two take 4002 of the
+ * 4080 bytes left, the third what remains, 78 bytes (77 'a's and the
+ * NUL: a cut string keeps what fits before its NUL), the fourth none,
+ * as a fault.  The buffer is exactly UPROBE_ARGS_MAX bytes, so a byte
+ * written past it is a KASAN report.
+ */
+static void fetch_strings_stay_in_buffer(struct kunit *test)
+{
+	static const char *const args[] = {
+		"@%#lx:string", "@%#lx:string", "@%#lx:string", "@%#lx:string",
+	};
+	const unsigned long room = UPROBE_ARGS_MAX - 4 * sizeof(u32);
+	const unsigned long whole = FETCH_LONG_LEN + 1;
+	const char *got;
+	int i;
+
+	fetch_define(test, TPARG_FL_FENTRY, args, ARRAY_SIZE(args), FETCH_LONG);
+	KUNIT_ASSERT_EQ(test, fetch_env(test)->tu->tp.size, 16U);
+	KUNIT_EXPECT_EQ(test, fetch_hit(test), (int)UPROBE_ARGS_MAX);
+	for (i = 0; i < 2; i++) {
+		got = fetch_string(test, i);
+		KUNIT_ASSERT_NOT_NULL(test, got);
+		KUNIT_EXPECT_EQ(test, strlen(got), (size_t)FETCH_LONG_LEN);
+	}
+	got = fetch_string(test, 2);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_EQ(test, strlen(got), (size_t)(room - 2 * whole - 1));
+	KUNIT_EXPECT_EQ(test, strspn(got, "a"), strlen(got));
+	KUNIT_EXPECT_NULL(test, fetch_string(test, 3));
+}
+
+/*
+ * The fast way reads with page faults off: a page not yet brought in
+ * misses (-EFAULT, and the hit goes the sleeping way), a present one
+ * reads.  A fresh anonymous page is absent until touched; reading it
+ * the sleeping way maps the zero page, and writing it gives it data.
+ */
+static void fetch_fast_needs_present_pages(struct kunit *test)
+{
+	struct fetch_env *env = fetch_env(test);
+	unsigned long fresh;
+	int len;
+
+	fresh = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(fresh));
+	fetch_define_one(test, "@%#lx:u64", fresh - fetch_umem(test));
+	mutex_lock(&event_mutex);
+	KUNIT_ASSERT_EQ(test, uprobe_fetch_areas_get(), 0);
+	mutex_unlock(&event_mutex);
+
+	preempt_disable();
+	len = uprobe_fetch_fast(env->tu, &env->hit, this_cpu_ptr(uprobe_fetch_areas));
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, len, -EFAULT);
+
+	KUNIT_EXPECT_EQ(test, fetch_hit(test), 8);
+	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, 8), 0ULL);
+	KUNIT_ASSERT_EQ(test, put_user(0x5555ULL, (u64 __user *)fresh), 0);
+	preempt_disable();
+	len = uprobe_fetch_fast(env->tu, &env->hit, this_cpu_ptr(uprobe_fetch_areas));
+	if (len == 8)
+		memcpy(env->buf, this_cpu_ptr(uprobe_fetch_areas)->fast, len);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, len, 8);
+	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, 8), 0x5555ULL);
+
+	mutex_lock(&event_mutex);
+	uprobe_fetch_areas_put();
+	mutex_unlock(&event_mutex);
+	vm_munmap(fresh, PAGE_SIZE);
+}
+
+/*
+ * A uprobe event of our own, never registered, user memory of
+ * FETCH_MAPPED bytes with the page after it unmapped, and registers
+ * pointing into it: di the memory, sp FETCH_STACK into it.
+ */
+static int fetch_test_init(struct kunit *test)
+{
+	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	unsigned long addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	test->priv = env;
+	env->tu = kunit_kzalloc(test, struct_size(env->tu, tp.args, FETCH_MAX_ARGS), GFP_KERNEL);
+	env->buf = kunit_kzalloc(test, UPROBE_ARGS_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env->tu);
+	KUNIT_ASSERT_NOT_NULL(test, env->buf);
+	KUNIT_ASSERT_EQ(test, trace_probe_init(&env->tu->tp, "fetch", "kfork", false), 0);
+	KUNIT_ASSERT_EQ(test, probe_test_use_mm(), 0);
+	addr = vm_mmap(NULL, 0, FETCH_MAPPED + PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_EQ(test, vm_munmap(addr + FETCH_MAPPED, PAGE_SIZE), 0);
+	env->umem = (char __user *)addr;
+	fetch_layout(test);
+
+	env->regs.di = addr;
+	env->regs.si = FETCH_SI;
+	env->regs.dx = 3;
+	env->regs.cx = -2UL;
+	env->regs.r8 = 8;
+	env->regs.r9 = 9;
+	env->regs.ax = FETCH_AX;
+	env->regs.sp = addr + FETCH_STACK;
+	env->regs.ip = FETCH_IP;
+	env->hit = (struct uprobe_hit) { .regs = &env->regs, .file_base = addr };
+	return 0;
+}
+
+static void fetch_test_exit(struct kunit *test)
+{
+	struct fetch_env *env = fetch_env(test);
+
+	/* the mappings go with the test thread's mm, which exit may not run in */
+	if (env->tu && env->tu->tp.event)
+		trace_probe_cleanup(&env->tu->tp);
+}
+
+static struct kunit_case fetch_test_cases[] = {
+	KUNIT_CASE_PARAM(fetch_values, fetch_value_gen_params),
+	KUNIT_CASE_PARAM(fetch_strings, fetch_string_gen_params),
+	KUNIT_CASE(fetch_array),
+	KUNIT_CASE(fetch_retval),
+	KUNIT_CASE(fetch_strings_stay_in_buffer),
+	KUNIT_CASE(fetch_fast_needs_present_pages),
+	{}
+};
+
+static struct kunit_suite fetch_test_suite = {
+	.name = "uprobe_fetch",
+	.init = fetch_test_init,
+	.exit = fetch_test_exit,
+	.test_cases = fetch_test_cases,
+};
+
+kunit_test_suite(fetch_test_suite);
