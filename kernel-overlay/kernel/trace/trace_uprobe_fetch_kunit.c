@@ -14,6 +14,7 @@
 
 #include <kunit/test.h>
 
+#include "trace_probe_fuzz_kunit.h"
 #include "trace_probe_kunit.h"
 
 #define FETCH_MAX_ARGS	8
@@ -385,6 +386,104 @@ static void fetch_fast_needs_present_pages(struct kunit *test)
 	vm_munmap(fresh, PAGE_SIZE);
 }
 
+/* Free the event's arguments, for the next definition. */
+static void fetch_forget_args(struct trace_uprobe *tu)
+{
+	int i;
+
+	for (i = 0; i < tu->tp.nr_args; i++)
+		traceprobe_free_probe_arg(&tu->tp.args[i]);
+	memset(tu->tp.args, 0, tu->tp.nr_args * sizeof(*tu->tp.args));
+	tu->tp.nr_args = 0;
+	tu->tp.size = 0;
+}
+
+/* ARG as the event's one argument, as KIND's command would parse it. */
+static int fetch_parse(struct kunit *test, const struct probe_kind *kind, const char *arg)
+{
+	const char *argv[3] = { kind->words[0], kind->words[1], arg };
+	int ret;
+
+	mutex_lock(&dyn_event_ops_mutex);
+	trace_probe_log_init(kind->subsystem, ARRAY_SIZE(argv), argv);
+	trace_probe_log_set_index(2);
+	ret = traceprobe_parse_probe_arg(&fetch_env(test)->tu->tp, 0, arg, kind->flags);
+	trace_probe_log_clear();
+	mutex_unlock(&dyn_event_ops_mutex);
+	return ret;
+}
+
+/* The fetched argument as the trace file prints it: " NAME=VALUE", VALUE well formed. */
+static void fetch_check_printed(struct kunit *test, struct trace_seq *seq, const char *arg)
+{
+	struct fetch_env *env = fetch_env(test);
+	struct probe_arg *parg = &env->tu->tp.args[0];
+	struct arg_shape shape = { parg->type->name, parg->count };
+	char *text = seq->buffer, *value, prefix[MAX_ARG_NAME_LEN + 4];
+	size_t len;
+
+	trace_seq_init(seq);
+	KUNIT_ASSERT_EQ(test, print_probe_args(seq, parg, 1, env->buf,
+					       env->buf - uprobe_head_size(env->tu)), 0);
+	len = trace_seq_used(seq);
+	KUNIT_ASSERT_LT(test, len, sizeof(seq->buffer));
+	text[len] = '\0';
+	snprintf(prefix, sizeof(prefix), " %s=", parg->name);
+	KUNIT_ASSERT_TRUE_MSG(test, str_has_prefix(text, prefix), "%s printed as %.200s",
+			      arg, text);
+	value = text + strlen(prefix);
+	KUNIT_EXPECT_TRUE_MSG(test, fire_field_ok(value, text + len, &shape),
+			      "%s, %s[%u], printed as %.200s", arg, shape.type, shape.count, value);
+}
+
+static const int fetch_fuzz_runs[FUZZ_RUNS] = { 0, 1, 2, 3 };
+
+static void fetch_fuzz_run_desc(const int *run, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "probe_fuzz's strings %d to %d",
+		 *run * (FUZZ_STRINGS / FUZZ_RUNS) + 1, (*run + 1) * (FUZZ_STRINGS / FUZZ_RUNS));
+}
+
+KUNIT_ARRAY_PARAM(fetch_fuzz_run, fetch_fuzz_runs, fetch_fuzz_run_desc);
+
+/*
+ * probe_fuzz's strings, the same ones (its generator and seeds, from
+ * trace_probe_fuzz_kunit.h): each that a uprobe kind accepts is
+ * defined alone on the event, fetched on this suite's registers and
+ * memory as a hit would, and printed as the trace file prints it:
+ * one well-formed field and no checker report.  probe_fuzz itself
+ * fires what the kprobe kinds accept; a kthread has no user code a
+ * real uprobe could hit.
+ */
+static void fetch_fuzz(struct kunit *test)
+{
+	struct trace_seq *seq = kunit_kmalloc(test, sizeof(*seq), GFP_KERNEL);
+	struct trace_uprobe *tu = fetch_env(test)->tu;
+	const int *run = test->param_value;
+	const struct probe_kind *kind;
+	unsigned int fired = 0;
+	struct rnd_state rnd;
+	struct fuzz_str s;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, seq);
+	prandom_seed_state(&rnd, FUZZ_SEED + *run);
+	for (i = 0; i < FUZZ_STRINGS / FUZZ_RUNS; i++) {
+		kind = fuzz_draw(&s, &rnd);
+		if (strcmp(kind->subsystem, "trace_uprobe"))
+			continue;
+		if (!fetch_parse(test, kind, s.buf)) {
+			fetch_hit(test);
+			fetch_check_printed(test, seq, s.buf);
+			fired++;
+		}
+		fetch_forget_args(tu);
+		cond_resched();
+	}
+	kunit_info(test, "%u accepted uprobe arguments fetched and printed\n", fired);
+	KUNIT_EXPECT_GT(test, fired, 0U);
+}
+
 /*
  * A uprobe event of our own, never registered, user memory of
  * FETCH_MAPPED bytes with the page after it unmapped, and registers
@@ -439,6 +538,7 @@ static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE(fetch_retval),
 	KUNIT_CASE(fetch_strings_stay_in_buffer),
 	KUNIT_CASE(fetch_fast_needs_present_pages),
+	KUNIT_CASE_PARAM(fetch_fuzz, fetch_fuzz_run_gen_params),
 	{}
 };
 
