@@ -1134,7 +1134,7 @@ static void qdisc_diff_run(struct kunit *test, const struct qdisc_diff_config *c
 
 			if (c->flows)
 				skb->priority = sch->handle |
-					(1 + qdisc_test_xorshift(&seed) % 2);
+					(1 + qdisc_test_xorshift(&seed) % c->flows);
 			WRITE_ONCE(src->now_ns, step_ns + i * 200 * NSEC_PER_USEC);
 			ret = qdisc_test_enqueue(test, skb);
 			r->enqueued += ret == NET_XMIT_SUCCESS;
