@@ -126,7 +126,8 @@ static inline struct nlattr *qdisc_test_options(struct kunit *test,
  * The qdisc as the device queue's root, created as qdisc_create() does,
  * so its lock is the root lock that ->change takes.  On failure it is
  * undone as qdisc_create() undoes it: ->destroy, but no ->reset (which
- * may expect what a failed ->init never set up), and the device put.
+ * may expect what a failed ->init never set up), the root lock's
+ * lockdep key unregistered and the device put.
  */
 static inline int qdisc_test_create(struct kunit *test,
 				    const struct qdisc_test_attr *attrs, int n)
@@ -152,6 +153,7 @@ static inline int qdisc_test_create(struct kunit *test,
 			env->ops->destroy(sch);
 		txq->qdisc_sleeping = NULL;
 		env->sch = NULL;
+		lockdep_unregister_key(&sch->root_lock_key);
 		netdev_put(env->dev, &sch->dev_tracker);
 		qdisc_free_rcu(sch);
 	}
