@@ -5,8 +5,8 @@
  * and the stack see. It runs against both implementations, so it only
  * uses what they share:
  *
- * - the ops, found by name through qdisc_set_default(), the one public
- *   lookup of a qdisc kind (the net.core.default_qdisc sysctl's);
+ * - the ops, found by name on the chain of registered kinds
+ *   (qdisc_test_find_ops());
  * - the netlink attributes of include/uapi/linux/pkt_sched.h, built and
  *   parsed here as tc would;
  * - the private data's leading part (struct pie_vars, struct pie_params,

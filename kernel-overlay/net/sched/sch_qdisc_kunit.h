@@ -47,20 +47,24 @@ static inline struct Qdisc *qdisc_test_sch(struct kunit *test)
 }
 
 /*
- * Look the kind up by name through qdisc_set_default(), the one public
- * lookup (the net.core.default_qdisc sysctl's), then put the previous
- * default back.
+ * The registered kind named KIND, found without changing anything: the
+ * kinds form a list through ->next, to which register_qdisc() appends.
+ * pfifo_qdisc_ops is exported and registered by pktsched_init() (a
+ * subsys_initcall), before any qdisc's own init, so every kind a suite
+ * tests is on its chain.  The chain is read without sch_api.c's lock,
+ * which is its own: the suites run after every initcall, when no
+ * built-in kind is registered or unregistered any more.
  */
 static inline const struct Qdisc_ops *qdisc_test_find_ops(struct kunit *test,
 							  const char *kind)
 {
-	const struct Qdisc_ops *prev = default_qdisc_ops, *ops;
+	const struct Qdisc_ops *ops;
 
-	KUNIT_ASSERT_EQ(test, qdisc_set_default(kind), 0);
-	ops = default_qdisc_ops;
-	KUNIT_ASSERT_EQ(test, qdisc_set_default(prev->id), 0);
-	KUNIT_ASSERT_STREQ(test, ops->id, kind);
-	return ops;
+	for (ops = &pfifo_qdisc_ops; ops; ops = READ_ONCE(ops->next))
+		if (!strcmp(ops->id, kind))
+			return ops;
+	KUNIT_ASSERT_FAILURE(test, "no qdisc kind %s registered", kind);
+	return NULL;
 }
 
 /* For a suite's init: the device and the ops, no qdisc yet. */
