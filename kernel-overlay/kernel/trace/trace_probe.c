@@ -417,19 +417,36 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
 /* Compiling an argument                                              */
 
 /*
+ * Why compiling an argument failed: the error_log cause, and where its
+ * caret goes, in characters from the start of the argument's body.
+ */
+struct probe_compile_error {
+	enum trace_probe_error cause;
+	int pos;
+};
+
+/*
  * A program under construction: at most FETCH_INSN_MAX instructions, the
- * last always FETCH_OP_END.  @cur is the instruction filled last.
+ * last always FETCH_OP_END.  @cur is the instruction filled last.  The
+ * compiler writes nothing global: an error goes to @error, and the
+ * caller decides where to log it.
  */
 struct probe_prog {
 	struct fetch_insn *insn;
 	struct fetch_insn *cur;
 	unsigned int flags;
+	struct probe_compile_error *error;
 };
 
-/*
- * The next instruction, or NULL when only the END slot is left; an
- * error at POS is then logged as the caller says.
- */
+/* Note that compiling failed with CAUSE at POS; the error to return. */
+static int probe_fail(struct probe_prog *prog, int pos, enum trace_probe_error cause)
+{
+	prog->error->cause = cause;
+	prog->error->pos = pos;
+	return -EINVAL;
+}
+
+/* The next instruction, or NULL when only the END slot is left. */
 static struct fetch_insn *probe_prog_next(struct probe_prog *prog)
 {
 	if (prog->cur + 1 >= prog->insn + FETCH_INSN_MAX - 1)
@@ -437,12 +454,13 @@ static struct fetch_insn *probe_prog_next(struct probe_prog *prog)
 	return ++prog->cur;
 }
 
+/* The next instruction, or NULL with TOO_MANY_OPS noted at POS. */
 static struct fetch_insn *probe_prog_append(struct probe_prog *prog, int pos)
 {
 	struct fetch_insn *insn = probe_prog_next(prog);
 
 	if (!insn)
-		trace_probe_log_err(pos, TOO_MANY_OPS);
+		probe_fail(prog, pos, TP_ERR_TOO_MANY_OPS);
 	return insn;
 }
 
@@ -489,10 +507,8 @@ static int parse_var(struct probe_prog *prog, const char *name, int pos)
 		return 0;
 	}
 	if (!strcmp(name, "retval")) {
-		if (!(prog->flags & TPARG_FL_RETURN)) {
-			trace_probe_log_err(pos, RETVAL_ON_PROBE);
-			return -EINVAL;
-		}
+		if (!(prog->flags & TPARG_FL_RETURN))
+			return probe_fail(prog, pos, TP_ERR_RETVAL_ON_PROBE);
 		insn->op = FETCH_OP_RETVAL;
 		return 0;
 	}
@@ -509,10 +525,8 @@ static int parse_var(struct probe_prog *prog, const char *name, int pos)
 		if (kstrtoul(name + len, 10, &n))
 			goto bad_var;
 		/* a user stack has no fixed size, so only kernel ones are bounded */
-		if (n > UINT_MAX || ((prog->flags & TPARG_FL_KERNEL) && n > PARAM_MAX_STACK)) {
-			trace_probe_log_err(pos, BAD_STACK_NUM);
-			return -EINVAL;
-		}
+		if (n > UINT_MAX || ((prog->flags & TPARG_FL_KERNEL) && n > PARAM_MAX_STACK))
+			return probe_fail(prog, pos, TP_ERR_BAD_STACK_NUM);
 		insn->op = FETCH_OP_STACK;
 		insn->param = n;
 		return 0;
@@ -522,23 +536,18 @@ static int parse_var(struct probe_prog *prog, const char *name, int pos)
 		if (kstrtoul(name + len, 10, &n))
 			goto bad_var;
 		/* like $stackN, a user function's arguments are bounded by nothing */
-		if (!n || n > ((prog->flags & TPARG_FL_KERNEL) ? PARAM_MAX_STACK : UINT_MAX)) {
-			trace_probe_log_err(pos, BAD_ARG_NUM);
-			return -EINVAL;
-		}
+		if (!n || n > ((prog->flags & TPARG_FL_KERNEL) ? PARAM_MAX_STACK : UINT_MAX))
+			return probe_fail(prog, pos, TP_ERR_BAD_ARG_NUM);
 		insn->op = FETCH_OP_ARG;
 		insn->param = n - 1;
 		return 0;
 	}
 	/* a uretprobe runs after the function: its argument registers are gone */
 	if (len && isdigit(name[len]) &&
-	    (prog->flags & (TPARG_FL_KERNEL | TPARG_FL_RETURN)) == TPARG_FL_RETURN) {
-		trace_probe_log_err(pos, ARGS_ON_RETPROBE);
-		return -EINVAL;
-	}
+	    (prog->flags & (TPARG_FL_KERNEL | TPARG_FL_RETURN)) == TPARG_FL_RETURN)
+		return probe_fail(prog, pos, TP_ERR_ARGS_ON_RETPROBE);
 bad_var:
-	trace_probe_log_err(pos, BAD_VAR);
-	return -EINVAL;
+	return probe_fail(prog, pos, TP_ERR_BAD_VAR);
 }
 
 /* "@ADDR", "@+FILE_OFFSET" or "@SYM[+|-OFFS]" at POS: a load, then a read. */
@@ -549,28 +558,20 @@ static int parse_memory(struct probe_prog *prog, const char *arg, int pos)
 	long foffs;
 
 	if (isdigit(arg[1])) {
-		if (kstrtoul(arg + 1, 0, &addr)) {
-			trace_probe_log_err(pos, BAD_MEM_ADDR);
-			return -EINVAL;
-		}
+		if (kstrtoul(arg + 1, 0, &addr))
+			return probe_fail(prog, pos, TP_ERR_BAD_MEM_ADDR);
 		insn->op = FETCH_OP_IMM;
 		insn->immediate = addr;
 	} else if (arg[1] == '+') {
-		if (prog->flags & TPARG_FL_KERNEL) {
-			trace_probe_log_err(pos, FILE_ON_KPROBE);
-			return -EINVAL;
-		}
-		if (kstrtol(arg + 2, 0, &foffs)) {
-			trace_probe_log_err(pos, BAD_FILE_OFFS);
-			return -EINVAL;
-		}
+		if (prog->flags & TPARG_FL_KERNEL)
+			return probe_fail(prog, pos, TP_ERR_FILE_ON_KPROBE);
+		if (kstrtol(arg + 2, 0, &foffs))
+			return probe_fail(prog, pos, TP_ERR_BAD_FILE_OFFS);
 		insn->op = FETCH_OP_FOFFS;
 		insn->immediate = foffs;
 	} else {
-		if (!(prog->flags & TPARG_FL_KERNEL)) {
-			trace_probe_log_err(pos, SYM_ON_UPROBE);
-			return -EINVAL;
-		}
+		if (!(prog->flags & TPARG_FL_KERNEL))
+			return probe_fail(prog, pos, TP_ERR_SYM_ON_UPROBE);
 		/* resolved into the IMM after it by traceprobe_update_arg() */
 		insn->data = kstrdup(arg + 1, GFP_KERNEL);
 		if (!insn->data)
@@ -600,10 +601,8 @@ static int parse_immediate(struct probe_prog *prog, const char *arg, int pos)
 
 	if (arg[1] == '"') {
 		len = strlen(arg + 2);
-		if (!len || arg[2 + len - 1] != '"') {
-			trace_probe_log_err(pos + 2 + len, IMMSTR_NO_CLOSE);
-			return -EINVAL;
-		}
+		if (!len || arg[2 + len - 1] != '"')
+			return probe_fail(prog, pos + 2 + len, TP_ERR_IMMSTR_NO_CLOSE);
 		insn->data = kstrndup(arg + 2, len - 1, GFP_KERNEL);
 		if (!insn->data)
 			return -ENOMEM;
@@ -617,10 +616,8 @@ static int parse_immediate(struct probe_prog *prog, const char *arg, int pos)
 		ret = kstrtol(num, 0, &value);
 	else
 		ret = -EINVAL;
-	if (ret) {
-		trace_probe_log_err(pos + 1, BAD_IMM);
-		return -EINVAL;
-	}
+	if (ret)
+		return probe_fail(prog, pos + 1, TP_ERR_BAD_IMM);
 	if (!isdigit(num[0]))
 		insn->immediate = value;
 	insn->op = FETCH_OP_IMM;
@@ -648,35 +645,27 @@ static int parse_deref(struct probe_prog *prog, char *arg, int pos)
 		num = arg + 1;
 	}
 	open = strchr(num, '(');
-	if (!open) {
-		trace_probe_log_err(pos, DEREF_NEED_BRACE);
-		return -EINVAL;
-	}
+	if (!open)
+		return probe_fail(prog, pos, TP_ERR_DEREF_NEED_BRACE);
 	*open = '\0';
 	/* kstrtol() takes the sign but not "+u" or "-u" */
 	if (op == FETCH_OP_UDEREF)
 		*num = sign;
-	if (kstrtol(num, 0, &offset) || offset != (int)offset) {
-		trace_probe_log_err(pos, BAD_DEREF_OFFS);
-		return -EINVAL;
-	}
+	if (kstrtol(num, 0, &offset) || offset != (int)offset)
+		return probe_fail(prog, pos, TP_ERR_BAD_DEREF_OFFS);
 	/*
 	 * The distro places the caret of what is inside a "+u" or "-u"
 	 * one character early; error_log keeps its positions.
 	 */
 	inner = pos + (open + 1 - arg) - (op == FETCH_OP_UDEREF);
 	close = strrchr(open + 1, ')');
-	if (!close) {
-		trace_probe_log_err(inner + strlen(open + 1), DEREF_OPEN_BRACE);
-		return -EINVAL;
-	}
+	if (!close)
+		return probe_fail(prog, inner + strlen(open + 1), TP_ERR_DEREF_OPEN_BRACE);
 	*close = '\0';
 	if (parse_fetch(prog, open + 1, inner))
 		return -EINVAL;
-	if (prog->cur->op == FETCH_OP_COMM || prog->cur->op == FETCH_OP_DATA) {
-		trace_probe_log_err(inner, COMM_CANT_DEREF);
-		return -EINVAL;
-	}
+	if (prog->cur->op == FETCH_OP_COMM || prog->cur->op == FETCH_OP_DATA)
+		return probe_fail(prog, inner, TP_ERR_COMM_CANT_DEREF);
 	insn = probe_prog_append(prog, inner);
 	if (!insn)
 		return -EINVAL;
@@ -688,50 +677,40 @@ static int parse_deref(struct probe_prog *prog, char *arg, int pos)
 /* Compile the fetch expression ARG, POS characters into the word. */
 static int parse_fetch(struct probe_prog *prog, char *arg, int pos)
 {
-	int ret = -EINVAL;
+	int reg;
 
 	switch (arg[0]) {
 	case '$':
-		ret = parse_var(prog, arg + 1, pos);
-		break;
+		return parse_var(prog, arg + 1, pos);
 	case '%':
-		if (prog->flags & TPARG_FL_TPOINT) {
-			/* an eprobe has the event's fields, not registers */
-			trace_probe_log_err(pos, BAD_FETCH_ARG);
-			break;
-		}
-		ret = regs_query_register_offset(arg + 1);
-		if (ret < 0) {
-			trace_probe_log_err(pos, BAD_REG_NAME);
-			break;
-		}
+		/* an eprobe has the event's fields, not registers */
+		if (prog->flags & TPARG_FL_TPOINT)
+			return probe_fail(prog, pos, TP_ERR_BAD_FETCH_ARG);
+		reg = regs_query_register_offset(arg + 1);
+		if (reg < 0)
+			return probe_fail(prog, pos, TP_ERR_BAD_REG_NAME);
 		prog->cur->op = FETCH_OP_REG;
-		prog->cur->param = ret;
-		ret = 0;
-		break;
+		prog->cur->param = reg;
+		return 0;
 	case '@':
-		ret = parse_memory(prog, arg, pos);
-		break;
+		return parse_memory(prog, arg, pos);
 	case '+':
 	case '-':
-		ret = parse_deref(prog, arg, pos);
-		break;
+		return parse_deref(prog, arg, pos);
 	case '\\':
-		ret = parse_immediate(prog, arg, pos);
-		break;
+		return parse_immediate(prog, arg, pos);
 	default:
-		trace_probe_log_err(pos, BAD_FETCH_ARG);
-		break;
+		return probe_fail(prog, pos, TP_ERR_BAD_FETCH_ARG);
 	}
-	return ret;
 }
 
 /*
  * The ":TYPE[N]" after an expression.  *TYPE is left at TYPE (NULL if
  * none) and the array's size in PARG->count.  BODY is the argument's
- * body, POS characters into the word.
+ * body; carets count from its start, as every caret of the compiler does.
  */
-static int parse_type_suffix(char *body, int pos, char **type, struct probe_arg *parg)
+static int parse_type_suffix(struct probe_prog *prog, char *body, char **type,
+			     struct probe_arg *parg)
 {
 	char *colon = strchr(body, ':');
 	char *open, *close;
@@ -746,23 +725,15 @@ static int parse_type_suffix(char *body, int pos, char **type, struct probe_arg 
 		return 0;
 	*open++ = '\0';
 	close = strchr(open, ']');
-	if (!close) {
-		trace_probe_log_err(pos + (open - body) + strlen(open), ARRAY_NO_CLOSE);
-		return -EINVAL;
-	}
-	if (close[1]) {
-		trace_probe_log_err(pos + (close + 1 - body), BAD_ARRAY_SUFFIX);
-		return -EINVAL;
-	}
+	if (!close)
+		return probe_fail(prog, (open - body) + strlen(open), TP_ERR_ARRAY_NO_CLOSE);
+	if (close[1])
+		return probe_fail(prog, close + 1 - body, TP_ERR_BAD_ARRAY_SUFFIX);
 	*close = '\0';
-	if (kstrtouint(open, 0, &parg->count) || !parg->count) {
-		trace_probe_log_err(pos + (open - body), BAD_ARRAY_NUM);
-		return -EINVAL;
-	}
-	if (parg->count > MAX_ARRAY_LEN) {
-		trace_probe_log_err(pos + (open - body), ARRAY_TOO_BIG);
-		return -EINVAL;
-	}
+	if (kstrtouint(open, 0, &parg->count) || !parg->count)
+		return probe_fail(prog, open - body, TP_ERR_BAD_ARRAY_NUM);
+	if (parg->count > MAX_ARRAY_LEN)
+		return probe_fail(prog, open - body, TP_ERR_ARRAY_TOO_BIG);
 	return 0;
 }
 
@@ -773,7 +744,7 @@ static int parse_type_suffix(char *body, int pos, char **type, struct probe_arg 
  * symstr stores the symbol name of a value.
  */
 static int compile_string_store(struct probe_prog *prog, const struct fetch_type *type,
-				struct probe_arg *parg, int pos, int type_pos)
+				struct probe_arg *parg, int type_pos)
 {
 	enum fetch_op load = prog->cur->op;
 	bool symstr = !strcmp(type->name, "symstr");
@@ -783,19 +754,16 @@ static int compile_string_store(struct probe_prog *prog, const struct fetch_type
 	if (symstr) {
 		if (load != FETCH_OP_REG && load != FETCH_OP_STACK &&
 		    load != FETCH_OP_RETVAL && load != FETCH_OP_ARG &&
-		    load != FETCH_OP_DEREF && load != FETCH_OP_TP_ARG) {
-			trace_probe_log_err(type_pos, BAD_SYMSTRING);
-			return -EINVAL;
-		}
+		    load != FETCH_OP_DEREF && load != FETCH_OP_TP_ARG)
+			return probe_fail(prog, type_pos, TP_ERR_BAD_SYMSTRING);
 	} else if (load != FETCH_OP_DEREF && load != FETCH_OP_UDEREF &&
 		   load != FETCH_OP_IMM && load != FETCH_OP_COMM &&
 		   load != FETCH_OP_DATA && load != FETCH_OP_TP_ARG) {
-		trace_probe_log_err(type_pos, BAD_STRING);
-		return -EINVAL;
+		return probe_fail(prog, type_pos, TP_ERR_BAD_STRING);
 	}
 
 	if (symstr || parg->count || (load != FETCH_OP_DEREF && load != FETCH_OP_UDEREF)) {
-		st = probe_prog_append(prog, pos);
+		st = probe_prog_append(prog, 0);
 		if (!st)
 			return -EINVAL;
 		st->offset = 0;
@@ -807,9 +775,12 @@ static int compile_string_store(struct probe_prog *prog, const struct fetch_type
 	return 0;
 }
 
-/* Store a number: a final dereference reads it, anything else is it. */
-static int compile_number_store(struct probe_prog *prog, const struct fetch_type *type,
-				int pos)
+/*
+ * Store a number: a final dereference reads it, anything else is it.
+ * A store that finds no room has its caret, like the program's, at the
+ * start of the body.
+ */
+static int compile_number_store(struct probe_prog *prog, const struct fetch_type *type)
 {
 	struct fetch_insn *st = prog->cur;
 
@@ -818,7 +789,7 @@ static int compile_number_store(struct probe_prog *prog, const struct fetch_type
 	} else if (st->op == FETCH_OP_UDEREF) {
 		st->op = FETCH_OP_ST_UMEM;
 	} else {
-		st = probe_prog_append(prog, pos);
+		st = probe_prog_append(prog, 0);
 		if (!st)
 			return -EINVAL;
 		st->op = FETCH_OP_ST_RAW;
@@ -860,8 +831,7 @@ static int compile_bitfield(struct probe_prog *prog, const char *spec,
 	bf->rshift = bits - width;
 	return 0;
 bad:
-	trace_probe_log_err(type_pos, BAD_BITFIELD);
-	return -EINVAL;
+	return probe_fail(prog, type_pos, TP_ERR_BAD_BITFIELD);
 }
 
 /*
@@ -887,40 +857,45 @@ static bool probe_array_storable(const struct fetch_insn *st)
 }
 
 /*
- * Compile the body of argument PARG (its text after "NAME="), POS
- * characters into the word; *SIZE is the size of the arguments before
- * it and grows by this one's.  The body's copy and the program under
- * construction are both bounded (MAX_ARGSTR_LEN, FETCH_INSN_MAX), so
- * they live on the stack: only the finished program is allocated.
+ * Compile TEXT, an argument's body (after "NAME="), for a probe kind with
+ * TPARG_FL_* FLAGS, into PARG: its type, array count, field offset and
+ * fetch program.  *SIZE is the size of the arguments before it and
+ * grows by this one's.  Nothing global is read or written: on -EINVAL
+ * or -E2BIG, *ERROR says why and where (from the start of TEXT); on
+ * -ENOMEM its cause is TP_ERR_MAX.  What PARG holds afterwards, even on
+ * failure, is freed by traceprobe_free_probe_arg().
+ *
+ * The body's copy and the program under construction are both bounded
+ * (MAX_ARGSTR_LEN, FETCH_INSN_MAX), so they live on the stack: only
+ * the finished program is allocated.
  */
-static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *parg,
-			  unsigned int flags, int pos)
+static int probe_compile_arg(const char *text, unsigned int flags, ssize_t *size,
+			     struct probe_arg *parg, struct probe_compile_error *error)
 {
 	struct fetch_insn insn[FETCH_INSN_MAX] = {};
-	struct probe_prog prog = { .insn = insn, .cur = insn, .flags = flags };
+	struct probe_prog prog = {
+		.insn = insn, .cur = insn, .flags = flags, .error = error,
+	};
 	char body[MAX_ARGSTR_LEN + 1];
-	struct fetch_insn *st, *loop;
 	const struct fetch_type *type;
+	struct fetch_insn *st, *loop;
 	bool implied_string;
 	int type_pos, n, ret;
 	char *tname;
 
-	if (strscpy(body, text, sizeof(body)) < 0) {
-		trace_probe_log_err(pos, ARG_TOO_LONG);
-		return -EINVAL;
-	}
-	if (!body[0]) {
-		trace_probe_log_err(pos, NO_ARG_BODY);
-		return -EINVAL;
-	}
+	error->cause = TP_ERR_MAX;
+	if (strscpy(body, text, sizeof(body)) < 0)
+		return probe_fail(&prog, 0, TP_ERR_ARG_TOO_LONG);
+	if (!body[0])
+		return probe_fail(&prog, 0, TP_ERR_NO_ARG_BODY);
 	parg->comm = kstrdup(text, GFP_KERNEL);
 	if (!parg->comm)
 		return -ENOMEM;
 
-	ret = parse_type_suffix(body, pos, &tname, parg);
+	ret = parse_type_suffix(&prog, body, &tname, parg);
 	if (ret)
 		return ret;
-	type_pos = pos + (tname ? tname - body : 0);
+	type_pos = tname ? tname - body : 0;
 
 	/* $comm and an immediate string are strings, and single ones */
 	implied_string = !(flags & TPARG_FL_TPOINT) &&
@@ -932,15 +907,13 @@ static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *par
 		type = probe_type_named("string");
 	else
 		type = probe_find_type(tname, flags);
-	if (!type) {
-		trace_probe_log_err(type_pos, BAD_TYPE);
-		return -EINVAL;
-	}
+	if (!type)
+		return probe_fail(&prog, type_pos, TP_ERR_BAD_TYPE);
 	parg->type = type;
 	parg->offset = *size;
 	*size += type->size * (parg->count ? parg->count : 1);
 	if (*size > MAX_PROBE_EVENT_SIZE) {
-		trace_probe_log_err(pos, EVENT_TOO_BIG);
+		probe_fail(&prog, 0, TP_ERR_EVENT_TOO_BIG);
 		return -E2BIG;
 	}
 	if (parg->count) {
@@ -949,13 +922,13 @@ static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *par
 			return -ENOMEM;
 	}
 
-	ret = parse_fetch(&prog, body, pos);
+	ret = parse_fetch(&prog, body, 0);
 	if (ret)
 		goto fail;
 	if (type->is_string)
-		ret = compile_string_store(&prog, type, parg, pos, type_pos);
+		ret = compile_string_store(&prog, type, parg, type_pos);
 	else
-		ret = compile_number_store(&prog, type, pos);
+		ret = compile_number_store(&prog, type);
 	if (ret)
 		goto fail;
 	st = prog.cur;
@@ -966,11 +939,10 @@ static int parse_arg_body(const char *text, ssize_t *size, struct probe_arg *par
 	}
 	if (parg->count) {
 		if (!probe_array_storable(st)) {
-			trace_probe_log_err(type_pos, BAD_STRING);
-			ret = -EINVAL;
+			ret = probe_fail(&prog, type_pos, TP_ERR_BAD_STRING);
 			goto fail;
 		}
-		loop = probe_prog_append(&prog, pos);
+		loop = probe_prog_append(&prog, 0);
 		if (!loop) {
 			ret = -EINVAL;
 			goto fail;
@@ -1041,7 +1013,9 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	struct probe_arg *parg = &tp->args[i];
 	const char *eq = strchr(arg, '=');
 	const char *body = eq ? eq + 1 : arg;
+	struct probe_compile_error error;
 	enum trace_probe_error err;
+	int ret;
 
 	if (i == 0 && probe_log_too_many_args())
 		return -E2BIG;
@@ -1066,7 +1040,10 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 		__trace_probe_log_err(0, err);
 		return -EINVAL;
 	}
-	return parse_arg_body(body, &tp->size, parg, flags, body - arg);
+	ret = probe_compile_arg(body, flags, &tp->size, parg, &error);
+	if (ret && error.cause != TP_ERR_MAX)
+		__trace_probe_log_err(body - arg + error.pos, error.cause);
+	return ret;
 }
 
 /* Resolve each "@SYM[+|-OFFS]" of ARG into the address it names. */
@@ -1109,7 +1086,7 @@ void traceprobe_free_probe_arg(struct probe_arg *arg)
 	for (insn = arg->code; insn && insn->op != FETCH_OP_END; insn++)
 		if (insn->op == FETCH_NOP_SYMBOL || insn->op == FETCH_OP_DATA)
 			kfree(insn->data);
-	/* in the reverse order of parse_arg_body()'s allocations */
+	/* in the reverse order of probe_compile_arg()'s allocations */
 	kfree(arg->code);
 	kfree(arg->fmt);
 	kfree(arg->comm);
