@@ -1426,3 +1426,8 @@ int trace_probe_create(const char *raw_command, int (*createfn)(int, const char 
 	argv_free(argv);
 	return ret;
 }
+
+/* The compiler's white-box suite: it calls the static functions above. */
+#if IS_ENABLED(CONFIG_KFORK_KUNIT_TESTS)
+#include "trace_probe_compile_kunit.c"
+#endif
