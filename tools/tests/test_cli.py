@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 import unittest
 from pathlib import Path
@@ -53,20 +54,27 @@ class CliTest(unittest.TestCase):
         args = cli._parser().parse_args(['bench', '--boots', '5', 'probe_*_bench'])
         self.assertEqual((args.boots, args.glob), (5, 'probe_*_bench'))
 
-    def test_fuzz_all_only_when_asked(self) -> None:
+    def test_full_only_when_asked(self) -> None:
         self.assertEqual(cli._kernel_args(cli._parser().parse_args(['run'])), ())
-        args = cli._parser().parse_args(['compare', '--fuzz-all', 'probe_fuzz'])
-        self.assertEqual(cli._kernel_args(args), cli.FUZZ_ALL_PARAMS)
+        args = cli._parser().parse_args(['compare', '--full', 'probe_fuzz'])
+        self.assertEqual(cli._kernel_args(args), cli.FULL_PARAMS)
 
     def test_kernel_params_name_real_module_params(self) -> None:
         """FILE.PARAM=...: FILE.c in kernel-overlay/ declares
-        module_param(PARAM, ...); a rename on one side breaks it here."""
+        module_param(PARAM, ...), itself or in a white-box suite it
+        includes; a rename on one side breaks it here."""
         sources = {p.stem: p for p in (project_root() / 'kernel-overlay').rglob('*.c')}
-        for arg in (*cli.FUZZ_ALL_PARAMS, *cli.BENCH_PARAMS):
+
+        def text(path: Path) -> str:
+            body = path.read_text()
+            included = re.findall(r'^#include "(\w+_kunit\.c)"$', body, re.MULTILINE)
+            return body + ''.join((path.parent / name).read_text() for name in included)
+
+        for arg in (*cli.FULL_PARAMS, *cli.BENCH_PARAMS):
             module, param = arg.split('=', 1)[0].split('.', 1)
             with self.subTest(arg=arg):
                 self.assertIn(module, sources)
-                self.assertIn(f'module_param({param},', sources[module].read_text())
+                self.assertIn(f'module_param({param},', text(sources[module]))
 
     def test_exec_boots_the_build_as_it_is(self) -> None:
         spec = runner.RunSpec(Path('/t'), Path('/b'), project_root() / '.kunitconfig',

@@ -24,6 +24,12 @@
  * every allocation costs many times more.
  */
 #define FUZZ_RUNS		4
+/*
+ * The full runs take minutes under TCG: make check asks for them with
+ * the suites' module parameters.  Otherwise a run is its first
+ * twentieth, the same strings, as the generator is drawn in order.
+ */
+#define FUZZ_SAMPLE		20
 /* past MAX_ARGSTR_LEN (63), so that the parser's length check is reached */
 #define FUZZ_MAX_LEN		95
 
@@ -241,6 +247,21 @@ static inline void fuzz_next(struct fuzz_str *s, struct rnd_state *rnd)
 		for (i = 0; i < n; i++)
 			fuzz_mutate(s, rnd);
 	}
+}
+
+/* How many strings a run draws. */
+static inline int fuzz_run_length(bool full)
+{
+	return FUZZ_STRINGS / FUZZ_RUNS / (full ? 1 : FUZZ_SAMPLE);
+}
+
+/* "strings FIRST to LAST, seed S": RUN's place in the 100,000. */
+static inline void fuzz_run_desc(int run, bool full, char *desc)
+{
+	int first = run * (FUZZ_STRINGS / FUZZ_RUNS);
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "strings %d to %d, seed %#llx", first + 1,
+		 first + fuzz_run_length(full), FUZZ_SEED + run);
 }
 
 /* The next string, and the probe kind to parse it as. */

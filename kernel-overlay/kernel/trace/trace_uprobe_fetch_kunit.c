@@ -436,19 +436,22 @@ static void fetch_check_printed(struct kunit *test, struct trace_seq *seq, const
 			      "%s, %s[%u], printed as %.200s", arg, shape.type, shape.count, value);
 }
 
+static bool fuzz_full;
+module_param(fuzz_full, bool, 0444);
+MODULE_PARM_DESC(fuzz_full, "uprobe_fetch: fetch all of probe_fuzz's strings, not a twentieth");
+
 static const int fetch_fuzz_runs[FUZZ_RUNS] = { 0, 1, 2, 3 };
 
 static void fetch_fuzz_run_desc(const int *run, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "probe_fuzz's strings %d to %d",
-		 *run * (FUZZ_STRINGS / FUZZ_RUNS) + 1, (*run + 1) * (FUZZ_STRINGS / FUZZ_RUNS));
+	fuzz_run_desc(*run, fuzz_full, desc);
 }
 
 KUNIT_ARRAY_PARAM(fetch_fuzz_run, fetch_fuzz_runs, fetch_fuzz_run_desc);
 
 /*
- * probe_fuzz's strings, the same ones (its generator and seeds, from
- * trace_probe_fuzz_kunit.h): each that a uprobe kind accepts is
+ * probe_fuzz's strings, the same ones (its generator, seeds and sample,
+ * from trace_probe_fuzz_kunit.h): each that a uprobe kind accepts is
  * defined alone on the event, fetched on this suite's registers and
  * memory as a hit would, and printed as the trace file prints it:
  * one well-formed field and no checker report.  probe_fuzz itself
@@ -468,7 +471,7 @@ static void fetch_fuzz(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, seq);
 	prandom_seed_state(&rnd, FUZZ_SEED + *run);
-	for (i = 0; i < FUZZ_STRINGS / FUZZ_RUNS; i++) {
+	for (i = 0; i < fuzz_run_length(fuzz_full); i++) {
 		kind = fuzz_draw(&s, &rnd);
 		if (strcmp(kind->subsystem, "trace_uprobe"))
 			continue;

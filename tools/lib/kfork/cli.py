@@ -26,9 +26,11 @@ verbs:
                     boot with kmemleak on: probe_fuzz then scans for
                     what the parser leaked (the other suites do not
                     scan, and skip nothing without it)
-  run --fuzz-all [GLOB]
-                    probe_fuzz fires every kprobe argument it parses,
-                    not a fixed quarter (make check: compare --fuzz-all)
+  run --full [GLOB]
+                    the fuzz at full size: probe_fuzz parses all
+                    100,000 strings and fires every kprobe argument
+                    accepted, uprobe_fetch fetches every uprobe one;
+                    without it a twentieth (make check: compare --full)
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
@@ -67,9 +69,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument('--kmemleak', action='store_true',
                        help='boot with kmemleak on, for suites that scan for leaks '
                             '(probe_fuzz); five seconds slower to boot')
-        p.add_argument('--fuzz-all', action='store_true',
-                       help='probe_fuzz fires every kprobe argument the fuzz accepts '
-                            '(make check), not a fixed quarter; two minutes more a build')
+        p.add_argument('--full', action='store_true',
+                       help='the fuzz suites at full size (make check), not a twentieth; '
+                            'about four minutes more a build')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
     suites(run)
@@ -125,7 +127,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
 
 def _kernel_args(args: argparse.Namespace) -> Tuple[str, ...]:
     """What run and compare add to the kernel's command line."""
-    return FUZZ_ALL_PARAMS if args.fuzz_all else ()
+    return FULL_PARAMS if args.full else ()
 
 
 def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
@@ -181,8 +183,9 @@ def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) 
     return 0 if all(o.ok for o in outcomes) and not unlike else 1
 
 
-# probe_fuzz's fuzz_fire fires a fixed quarter of what it parses unless told.
-FUZZ_ALL_PARAMS = ('trace_probe_fuzz_kunit.fire_all=1',)
+# The fuzz suites (probe_fuzz, and uprobe_fetch's fetch_fuzz on the fork)
+# run a twentieth of their strings unless told.
+FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1')
 
 
 # Benchmark suites are named *_bench and skip unless their file's
