@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Sequence
 
-from .common import ToolError, say
+from .common import COLUMNS, FORK, UPSTREAM_IMPL, ToolError, say
 
 TAG = 'kfork-bench'
-UPSTREAM, FORK = 'upstream-impl', 'fork'
 
 # figure -> variant -> its value at each boot, in boot order
 Figures = Dict[str, Dict[str, List[float]]]
@@ -45,10 +44,10 @@ def _ratio(fork: float, upstream: float) -> str:
 def table(figures: Figures) -> List[str]:
     """figure | upstream-impl | fork (each the best of its boots) | their
     ratio | the lowest and highest ratio of one boot's pair."""
-    lines = [f'{"figure (best of the boots)":<32} {"upstream-impl":>14} {"fork":>14} '
-             f'{"ratio":>7} {"per boot":>11}']
+    lines = [f'{"figure (best of the boots)":<32} '
+             + ''.join(f'{v:>14} ' for v in COLUMNS) + f'{"ratio":>7} {"per boot":>11}']
     for key in sorted(figures):
-        up = figures[key].get(UPSTREAM, [])
+        up = figures[key].get(UPSTREAM_IMPL, [])
         fork = figures[key].get(FORK, [])
         best_up = min(up, default=float('nan'))
         best_fork = min(fork, default=float('nan'))
@@ -56,6 +55,6 @@ def table(figures: Figures) -> List[str]:
         spread = f'{pairs[0]:.2f}-{pairs[-1]:.2f}' if pairs else '-'
         lines.append(f'{key:<32} {best_up:>14g} {best_fork:>14g} '
                      f'{_ratio(best_fork, best_up):>7} {spread:>11}')
-    lines.append('bench: ratio is fork / upstream-impl; under 1.00 the fork is faster '
+    lines.append(f'bench: ratio is {FORK} / {UPSTREAM_IMPL}; under 1.00 the fork is faster '
                  'or smaller; per boot: the range of the ratios of the same boot\'s pair')
     return lines

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import bench, deps, runner, session, tree
-from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
+from .common import (FORK, PACKAGE, VARIANTS, ToolError, WorkArea, guard, project_root, say,
+                     variant_option, verb_parser)
 
 DESCRIPTION = """\
 Build Debian's linux-source-6.1 with the project's kernel-overlay/ and
@@ -75,8 +76,7 @@ def _parser() -> argparse.ArgumentParser:
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
     suites(run)
-    run.add_argument('--upstream-impl', action='store_true',
-                     help='use the distro\'s implementation files instead of the project\'s')
+    variant_option(run, 'use the distro\'s implementation files instead of the project\'s')
     compare = verbs.add_parser('compare', help='run both variants and compare them')
     suites(compare)
     bench = verbs.add_parser('bench', help='run the benchmarks on both builds')
@@ -89,11 +89,9 @@ def _parser() -> argparse.ArgumentParser:
                             'e.g. \'probe_*_bench\'')
     patches = verbs.add_parser('patches', help='write the fork as a patch series')
     patches.add_argument('dir', type=Path, help='folder for the .patch files')
-    patches.add_argument('--upstream-impl', action='store_true',
-                         help='the upstream-impl branch instead of fork')
+    variant_option(patches, 'that branch instead of the fork\'s')
     sync = verbs.add_parser('sync', help='bring the tree\'s branch up to date')
-    sync.add_argument('--upstream-impl', action='store_true',
-                      help='the upstream-impl branch instead of fork')
+    variant_option(sync, 'that branch instead of the fork\'s')
     verbs.add_parser('status', help='show the work area')
     return parser
 
@@ -133,7 +131,7 @@ def _kernel_args(args: argparse.Namespace) -> Tuple[str, ...]:
 def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
     """Name the file to edit: a tree path of an overlay file becomes its
     kernel-overlay/ path."""
-    for rel in overlay.files('fork'):
+    for rel in overlay.files(FORK):
         text = text.replace(f'{tree_path}/{rel}', f'{overlay.files_dir.name}/{rel}')
     return text
 
@@ -199,7 +197,7 @@ def _bench(boots: int, timeout: int, glob: str) -> int:
     """Build both variants, then boot them in turn (bench.best_of_boots)."""
     work, src, version = session.prepare()
     specs = {}
-    for variant in tree.VARIANTS:
+    for variant in VARIANTS:
         tree.sync(src, tree.default_overlay(), variant)
         specs[variant] = session.spec(work, src, version, variant, glob=glob,
                                       timeout=timeout, kernel_args=BENCH_PARAMS)
@@ -231,7 +229,7 @@ def _status() -> int:
         return 0
     src = tree.Tree(work.src)
     print(f'tree: {src.path} ({PACKAGE} {src.version()}), on branch {src.current_branch()}')
-    for branch in (tree.UPSTREAM, *tree.VARIANTS):
+    for branch in (tree.UPSTREAM, *VARIANTS):
         if src.rev(f'refs/heads/{branch}'):
             print(f'  {branch}: {src.git("log", "-1", "--format=%h %s", branch)}')
     return 0
@@ -239,10 +237,9 @@ def _status() -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'run':
-        variant = 'upstream-impl' if args.upstream_impl else 'fork'
-        return _close(_run_variants(args, [variant]))
+        return _close(_run_variants(args, [args.variant]))
     if args.verb == 'compare':
-        outcomes = _run_variants(args, list(tree.VARIANTS))
+        outcomes = _run_variants(args, list(VARIANTS))
         for line in _suite_table(outcomes):
             print(line)
         differs, same, different = runner.compare_digests({o.variant: o.digests for o in outcomes})
@@ -254,13 +251,12 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'bench':
         return _bench(args.boots, args.timeout, args.glob)
     if args.verb in ('patches', 'sync'):
-        variant = 'upstream-impl' if args.upstream_impl else 'fork'
         _, src, _ = session.prepare()
-        tree.sync(src, tree.default_overlay(), variant)
+        tree.sync(src, tree.default_overlay(), args.variant)
         if args.verb == 'sync':
             print(src.path)
         else:
-            for name in tree.export_series(src, variant, args.dir):
+            for name in tree.export_series(src, args.variant, args.dir):
                 print(name)
         return 0
     if args.verb == 'status':

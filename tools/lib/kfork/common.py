@@ -15,6 +15,15 @@ TARBALL = Path('/usr/src/linux-source-6.1.tar.xz')
 DEFAULT_WORK = Path('/var/tmp/kfork')
 WORK_ENV = 'KFORK_WORK'
 
+# The two builds of the tree (tree.py), by the names of their branches:
+# the project's files, and the distro's implementation files with the
+# project's KUnit suites. Every tool and guest takes the names from here.
+FORK = 'fork'
+UPSTREAM_IMPL = 'upstream-impl'
+VARIANTS = (FORK, UPSTREAM_IMPL)
+# Tables of both builds put the reference, upstream's files, first.
+COLUMNS = (UPSTREAM_IMPL, FORK)
+
 
 class ToolError(Exception):
     """A failure the user can act on: printed as one line, exit status 2."""
@@ -27,7 +36,7 @@ def project_root() -> Path:
 
 def is_fork() -> bool:
     """Inside a guest: its build, as tools/vm passes it; by hand, the fork."""
-    return os.environ.get('KFORK_VARIANT', 'fork') != 'upstream-impl'
+    return os.environ.get('KFORK_VARIANT', FORK) != UPSTREAM_IMPL
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,12 @@ def verb_parser(prog: str, description: str) -> Tuple[Parser, 'argparse._SubPars
     parser = Parser(prog=prog, description=description,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
     return parser, parser.add_subparsers(dest='verb', metavar='VERB', parser_class=Parser)
+
+
+def variant_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """--upstream-impl: args.variant is then UPSTREAM_IMPL, else FORK."""
+    parser.add_argument(f'--{UPSTREAM_IMPL}', dest='variant', action='store_const',
+                        const=UPSTREAM_IMPL, default=FORK, help=help)
 
 
 def guard(prog: str, body: Callable[[], int]) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import coverage, deps, guest_tests, runner, session, tree, vm
-from .common import ToolError, WorkArea, guard, project_root, run, say, verb_parser
+from .common import FORK, VARIANTS, ToolError, WorkArea, guard, project_root, run, say, verb_parser
 from .vm_cli import GUEST_TEST_PACKAGES
 
 DESCRIPTION = """\
@@ -130,7 +130,7 @@ def _report(variants: Sequence[str], paths: Sequence[str], out: Path,
         build_dir = work.build_dir(version, coverage.build_name(variant))
         data.append(coverage.measure(variant, src.path, build_dir, folder, paths, out))
         runs.append(boots[variant] if boots else vm.read_result(vm.GuestRun(variant, folder)))
-    tree.sync(src, tree.default_overlay(), 'fork')
+    tree.sync(src, tree.default_overlay(), FORK)
     lines = [f'Coverage of kernel-overlay/ on {time.strftime("%Y-%m-%d")}, '
              f'{coverage.MAKE_CHECK} = KUnit suites + guest suites (tools/coverage run).', '']
     lines += coverage.table(data, paths)
@@ -138,7 +138,7 @@ def _report(variants: Sequence[str], paths: Sequence[str], out: Path,
         lines.append(f'{result.variant}: phases reached: {", ".join(figures.reached) or "none"}; '
                      f'{_kunit_summary(src.path, result.folder, result.variant)}; '
                      f'{_guest_summary(result.folder, result.variant)}')
-    fork = next((d for d in data if d.variant == 'fork'), None)
+    fork = next((d for d in data if d.variant == FORK), None)
     if fork:
         short = coverage.below_bar(fork, paths)
         lines.append(f'bar ({coverage.BAR["line"]:.0f}% of lines, {coverage.BAR["branch"]:.0f}% '
@@ -161,10 +161,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb not in ('run', 'report'):
         _parser().print_help()
         return 2
-    paths = tree.default_overlay().files('fork')
+    paths = tree.default_overlay().files(FORK)
     if not coverage.profiled_files(paths):
         raise ToolError('kernel-overlay/ has no .c file to measure')
-    variants = list(tree.VARIANTS)
+    variants = list(VARIANTS)
     boots = None
     if args.verb == 'run':
         deps.ensure([*GUEST_TEST_PACKAGES, 'gcovr'])

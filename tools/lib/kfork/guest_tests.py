@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-from .common import project_root
+from .common import UPSTREAM_IMPL, project_root
 
 BASELINE_SUITES = ('ftrace', 'tdc')
 OWN_SUITES = ('uprobe', 'traffic', 'tc')
@@ -153,7 +153,7 @@ def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str],
             verdicts.append(Verdict(name, base, now, False, ''))
         elif own:
             verdicts.append(Verdict(name, base, now, True, f'{now} on {variant}'))
-        elif variant == 'upstream-impl':
+        elif variant == UPSTREAM_IMPL:
             verdicts.append(Verdict(name, base, now, True,
                                     f'baseline says {base}: the baseline is stale '
                                     f'or the setup changed (tools/vm baseline)'))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import logscan
-from .common import ToolError, WorkArea, say
+from .common import UPSTREAM_IMPL, ToolError, WorkArea, say
 
 # kunit.py's KernelCI statuses; a crash is reported as ERROR.
 PASS, FAIL, SKIP, ERROR = 'PASS', 'FAIL', 'SKIP', 'ERROR'
@@ -127,11 +127,11 @@ class Outcome:
     digests: Dict[str, str] = field(default_factory=dict)
 
     def _expected_failure(self, case: str, status: str) -> bool:
-        return (self.variant == 'upstream-impl' and status in (FAIL, ERROR)
+        return (self.variant == UPSTREAM_IMPL and status in (FAIL, ERROR)
                 and self.marked.covers(case))
 
     def _marked_but_passing(self, case: str, status: str) -> bool:
-        return (self.variant == 'upstream-impl' and status == PASS
+        return (self.variant == UPSTREAM_IMPL and status == PASS
                 and self.marked.covers(case))
 
     @property

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from .common import PACKAGE, TARBALL, ToolError, WorkArea, project_root, run, say
+from .common import (FORK, PACKAGE, TARBALL, UPSTREAM_IMPL, VARIANTS, ToolError, WorkArea,
+                     project_root, run, say)
 
-VARIANTS = ('fork', 'upstream-impl')
 UPSTREAM = 'upstream'
 VERSION_KEY = 'kfork.version'
 SCMVERSION = '-kfork\n'
@@ -56,7 +56,7 @@ class Overlay:
             return []
         paths = sorted(str(p.relative_to(self.files_dir))
                        for p in self.files_dir.rglob('*') if p.is_file())
-        if variant == 'upstream-impl':
+        if variant == UPSTREAM_IMPL:
             return [p for p in paths if is_test_file(p)]
         return paths
 
@@ -218,7 +218,7 @@ def build_series(tree: Tree, overlay: Overlay, variant: str) -> str:
         series = _Series(tree, Path(tmp) / 'index')
         if paths:
             series.add_files(overlay.files_dir, paths)
-            what = 'the project\'s files' if variant == 'fork' else 'the project\'s KUnit suites'
+            what = 'the project\'s files' if variant == FORK else 'the project\'s KUnit suites'
             series.commit(f'kernel-overlay: {what}\n\n'
                           + ''.join(f'  {p}\n' for p in paths)
                           + f'\nFrom the project at {_project_rev(overlay.root)}.\n')

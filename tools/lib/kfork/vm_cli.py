@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import bench, deps, guest_tests, runner, session, tree, vm
-from .common import PACKAGE, ToolError, WorkArea, guard, project_root, say, verb_parser
+from .common import (COLUMNS, PACKAGE, UPSTREAM_IMPL, VARIANTS, ToolError, WorkArea, guard,
+                     project_root, say, variant_option, verb_parser)
 
 DESCRIPTION = """\
 Boot the kernel that tools/kunit builds (fork, or --upstream-impl) under
@@ -57,8 +58,7 @@ GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'libc6-dev', 'binutils', 's
 def _parser() -> argparse.ArgumentParser:
     parser, verbs = verb_parser('tools/vm', DESCRIPTION)
     run = verbs.add_parser('run', help='boot and run a command')
-    run.add_argument('--upstream-impl', action='store_true',
-                     help='the build with the distro\'s implementation files')
+    variant_option(run, 'the build with the distro\'s implementation files')
     run.add_argument('--timeout', type=int, default=600,
                      help='seconds before the guest is killed (default: 600)')
     run.add_argument('--no-build', action='store_true',
@@ -73,8 +73,7 @@ def _parser() -> argparse.ArgumentParser:
                        ('baseline', 'record the upstream build\'s results')):
         verb = verbs.add_parser(name, help=what)
         if name == 'test':
-            verb.add_argument('--upstream-impl', action='store_true',
-                              help='the build with the distro\'s implementation files')
+            variant_option(verb, 'the build with the distro\'s implementation files')
         verb.add_argument('suites', nargs='*', metavar='SUITE',
                           help=f'suites to run (default: all of {", ".join(guest_tests.SUITES)})')
         verb.add_argument('--timeout', type=int, default=1800,
@@ -112,9 +111,8 @@ def _run(args: argparse.Namespace) -> int:
     if not command:
         raise ToolError('run needs a command')
     vm.require_programs(['qemu-system-x86_64', command[0]])
-    variant = 'upstream-impl' if args.upstream_impl else 'fork'
-    image, folder = kernel_image(variant, not args.no_build)
-    result = vm.boot(image, folder, variant, command, Path.cwd(), args.timeout,
+    image, folder = kernel_image(args.variant, not args.no_build)
+    result = vm.boot(image, folder, args.variant, command, Path.cwd(), args.timeout,
                      kmemleak=args.kmemleak)
     vm.announce(result)
     return 0 if result.ok else 1
@@ -203,11 +201,11 @@ def _table(rows: Sequence[Tuple[str, str, Dict[str, guest_tests.Verdict]]],
     by_suite: Dict[str, Dict[str, Dict[str, guest_tests.Verdict]]] = {}
     for suite, variant, verdicts in rows:
         by_suite.setdefault(suite, {})[variant] = verdicts
-    out = [f'{"test":<60} {"upstream-impl":>13} {"fork":>13}']
+    out = [f'{"test":<60} ' + ' '.join(f'{v:>13}' for v in COLUMNS)]
     for suite, per_variant in by_suite.items():
         names = sorted(set().union(*(set(v) for v in per_variant.values())))
         for name in names:
-            got = [per_variant.get(v, {}).get(name) for v in ('upstream-impl', 'fork')]
+            got = [per_variant.get(v, {}).get(name) for v in COLUMNS]
             cells = [g.got if g else '-' for g in got]
             mark = '  <-- differs' if cells[0] != cells[1] else ''
             out.append(f'{(suite + ": " + name)[:60]:<60} {cells[0]:>13} {cells[1]:>13}{mark}')
@@ -216,8 +214,8 @@ def _table(rows: Sequence[Tuple[str, str, Dict[str, guest_tests.Verdict]]],
 
 def _last_run(suites: Sequence[str]) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
     """The results a finished upstream-impl guest run left behind."""
-    folder = WorkArea.from_env().root / 'vm' / 'upstream-impl'
-    run = vm.read_result(vm.GuestRun('upstream-impl', folder))
+    folder = WorkArea.from_env().root / 'vm' / UPSTREAM_IMPL
+    run = vm.read_result(vm.GuestRun(UPSTREAM_IMPL, folder))
     return run, guest_tests.read_results(folder, suites)
 
 
@@ -225,7 +223,7 @@ def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
     if last_run:
         run, results = _last_run(suites)
     else:
-        run, results = _run_suites(['upstream-impl'], suites, timeout)['upstream-impl']
+        run, results = _run_suites([UPSTREAM_IMPL], suites, timeout)[UPSTREAM_IMPL]
     if run.status is None or run.timed_out or run.reports:
         raise ToolError(f'not recording a baseline from a broken run: {run.problem()}')
     version = deps.installed_version(PACKAGE)
@@ -244,7 +242,7 @@ def _bench(boots: int, calls: int, timeout: int) -> int:
     """kfork.guest_bench in a guest of each build, booted in turn."""
     deps.ensure(GUEST_TEST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'gcc', 'nm', 'readelf'])
-    images = {v: kernel_image(v, True) for v in tree.VARIANTS}
+    images = {v: kernel_image(v, True) for v in VARIANTS}
     command = ['env', f'PYTHONPATH={project_root() / "tools" / "lib"}', 'python3', '-m',
                'kfork.guest_bench', '--calls', str(calls)]
 
@@ -265,10 +263,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'run':
         return _run(args)
     if args.verb == 'test':
-        variant = 'upstream-impl' if args.upstream_impl else 'fork'
-        return _test([variant], _suites(args.suites), args.timeout)
+        return _test([args.variant], _suites(args.suites), args.timeout)
     if args.verb == 'compare':
-        return _test(['upstream-impl', 'fork'], _suites(args.suites), args.timeout)
+        return _test(list(COLUMNS), _suites(args.suites), args.timeout)
     if args.verb == 'bench':
         return _bench(args.boots, args.calls, args.timeout)
     if args.verb == 'baseline':
