@@ -10,6 +10,7 @@ from typing import List
 
 from kfork import runner, session, tree
 from kfork.common import ToolError, WorkArea
+from kfork.counts import Counts
 
 RESULTS = {
     'name': 'KUnit Test Group', 'sub_groups': [
@@ -34,26 +35,27 @@ class RunnerTest(unittest.TestCase):
 
     def test_crash_counts_as_failed(self) -> None:
         out = runner.Outcome('fork', self.cases)
-        self.assertEqual(out.summary(), '2 passed, 2 failed, 1 skipped')
+        self.assertEqual(out.counts, Counts(passed=2, failed=1, skipped=1, crashed=1))
+        self.assertEqual(out.counts.line('kunit'), 'kunit: 2 passed, 2 failed, 1 skipped')
         self.assertFalse(out.ok)
 
     def test_marked_failure_on_upstream_is_expected(self) -> None:
         marked = runner.Marked({'pie_math.capped': 'prob capped', 'hhf.boom': ''})
         up = runner.Outcome('upstream-impl', self.cases, marked)
-        self.assertEqual(up.summary(), '2 passed, 0 failed, 3 skipped')
+        self.assertEqual(up.counts, Counts(passed=2, skipped=3))
         self.assertTrue(up.ok)
         fork = runner.Outcome('fork', self.cases, marked)
-        self.assertEqual(fork.failed, 2)
+        self.assertEqual(fork.counts.failures, 2)
 
     def test_marked_test_passing_on_upstream_fails(self) -> None:
         marked = runner.Marked({'pie_math.update': 'x'})
         up = runner.Outcome('upstream-impl', self.cases, marked)
-        self.assertEqual(up.failed, 3)
+        self.assertEqual(up.counts.failures, 3)
         self.assertTrue(any('does not show the difference' in n for n in up.notes()))
 
     def test_no_results_is_a_failure(self) -> None:
         out = runner.Outcome('fork', {}, error='the kernel does not build: x')
-        self.assertEqual(out.summary(), '0 passed, 1 failed, 0 skipped')
+        self.assertEqual(out.counts, Counts(failed=1))
 
     def test_reports_fail_a_passing_run(self) -> None:
         from kfork import logscan
@@ -68,15 +70,15 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(fork.digests, {'pie.a.0500': '00ff', 'pie.b.0500': '0aaa'})
         upstream = runner.Outcome('upstream-impl',
                                   digests={'pie.a.0500': '00ff', 'pie.b.0500': '0bbb'})
-        lines, same, different = runner.compare_digests(
+        lines, digests = runner.compare_digests(
             {'upstream-impl': upstream.digests, 'fork': fork.digests})
-        self.assertEqual((same, different), (1, 1))
+        self.assertEqual(digests, Counts(passed=1, failed=1))
         self.assertEqual(lines, ['kfork: differential pie.b.0500 differs: '
                                  'upstream-impl 0bbb, fork 0aaa'])
         # A key only one build printed is a difference too.
-        _, same, different = runner.compare_digests(
+        _, digests = runner.compare_digests(
             {'upstream-impl': upstream.digests, 'fork': {}})
-        self.assertEqual((same, different), (0, 2))
+        self.assertEqual(digests, Counts(failed=2))
 
     def test_marked_file(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import bench, deps, runner, session, tree
+from .counts import Counts, close, total
 from .common import (FORK, PACKAGE, VARIANTS, ToolError, WorkArea, guard, project_root, say,
                      variant_option, verb_parser)
 
@@ -49,6 +50,8 @@ verbs:
 The last line of run and compare is `kunit: N passed, N failed,
 N skipped`; the exit status is 0 only when nothing failed and the
 kernel log holds no KASAN, UBSAN, lockdep, kmemleak or WARN report.
+With $KFORK_COUNTS set, the same counts are also written to that file
+as JSON (passed, failed, skipped, crashed): make check adds them up.
 Missing packages are installed with apt-get (as root). The unpacked
 tree, builds and ccache live in $KFORK_WORK (default /var/tmp/kfork).
 """
@@ -147,38 +150,31 @@ def _build_name(variant: str, args: argparse.Namespace) -> str:
 
 
 def _suite_table(outcomes: Sequence[runner.Outcome]) -> List[str]:
-    counts: Dict[str, Dict[str, List[int]]] = {}
+    counts: Dict[str, Dict[str, Counts]] = {}
     for outcome in outcomes:
         for case, status in outcome.cases.items():
-            suite = case.split('.', 1)[0]
-            row = counts.setdefault(suite, {}).setdefault(outcome.variant, [0, 0, 0])
-            one = runner.Outcome(outcome.variant, {case: status}, outcome.marked)
-            row[0] += one.passed
-            row[1] += one.failed
-            row[2] += one.skipped
+            row = counts.setdefault(case.split('.', 1)[0], {})
+            row[outcome.variant] = (row.get(outcome.variant, Counts())
+                                    + outcome.case_counts(case, status))
     names = [o.variant for o in outcomes]
     width = max([len('suite')] + [len(s) for s in counts])
     lines = [f'{"suite":<{width}}  ' + '  '.join(f'{n + " p/f/s":>20}' for n in names)]
     for suite in sorted(counts):
         cells = []
         for name in names:
-            p, f, s = counts[suite].get(name, [0, 0, 0])
-            cells.append(f'{f"{p}/{f}/{s}":>20}')
+            cells.append(f'{counts[suite].get(name, Counts()).cell():>20}')
         lines.append(f'{suite:<{width}}  ' + '  '.join(cells))
     return lines
 
 
-def _close(outcomes: Sequence[runner.Outcome], alike: int = 0, unlike: int = 0) -> int:
-    """The closing line; alike/unlike count differential digests, each
+def _close(outcomes: Sequence[runner.Outcome], digests: Counts = Counts()) -> int:
+    """The closing line; digests counts the differential digests, each
     one test."""
-    passed = sum(o.passed for o in outcomes) + alike
-    failed = sum(o.failed for o in outcomes) + unlike
-    skipped = sum(o.skipped for o in outcomes)
     reports = sum(len(o.reports) for o in outcomes)
     if reports:
         print(f'kfork: {reports} checker report(s) in the kernel log: the run fails')
-    print(f'kunit: {passed} passed, {failed} failed, {skipped} skipped')
-    return 0 if all(o.ok for o in outcomes) and not unlike else 1
+    close('kunit', total(o.counts for o in outcomes) + digests)
+    return 0 if all(o.ok for o in outcomes) and digests.ok else 1
 
 
 # The fuzz suites (probe_fuzz, and uprobe_fetch's fetch_fuzz on the fork)
@@ -242,12 +238,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         outcomes = _run_variants(args, list(VARIANTS))
         for line in _suite_table(outcomes):
             print(line)
-        differs, same, different = runner.compare_digests({o.variant: o.digests for o in outcomes})
+        differs, digests = runner.compare_digests({o.variant: o.digests for o in outcomes})
         for line in differs:
             print(line)
-        if same + different:
-            print(f'differential: {same} of {same + different} digests alike on both builds')
-        return _close(outcomes, same, different)
+        if digests.total:
+            print(f'differential: {digests.passed} of {digests.total} digests alike on both builds')
+        return _close(outcomes, digests)
     if args.verb == 'bench':
         return _bench(args.boots, args.timeout, args.glob)
     if args.verb in ('patches', 'sync'):

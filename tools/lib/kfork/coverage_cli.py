@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import coverage, deps, guest_tests, runner, session, tree, vm
+from .counts import total
 from .common import FORK, VARIANTS, ToolError, WorkArea, guard, project_root, run, say, verb_parser
 from .vm_cli import GUEST_TEST_PACKAGES
 
@@ -99,18 +100,14 @@ def _kunit_summary(src: Path, folder: Path, variant: str) -> str:
          f'--json={parsed}', str(log)], check=False)
     cases = runner.cases_from_json(parsed.read_text()) if parsed.is_file() else {}
     marked = runner.Marked.load(project_root() / 'kunit' / 'project-behaviour')
-    return f'KUnit: {runner.Outcome(variant, cases, marked).summary()}'
+    return runner.Outcome(variant, cases, marked).counts.line('KUnit')
 
 
 def _guest_summary(folder: Path, variant: str) -> str:
     results = guest_tests.read_results(folder, guest_tests.SUITES)
-    counts = {'passed': 0, 'failed': 0, 'skipped': 0}
-    for suite, got in results.items():
-        own = suite in guest_tests.OWN_SUITES
-        for verdict in guest_tests.judge(variant, guest_tests.expected(suite, got), got, own):
-            key = 'failed' if verdict.failed else 'passed' if verdict.got == 'PASS' else 'skipped'
-            counts[key] += 1
-    return 'guest suites: ' + ', '.join(f'{n} {k}' for k, n in counts.items())
+    return total(guest_tests.counts(guest_tests.judge(
+        variant, guest_tests.expected(suite, got), got, suite in guest_tests.OWN_SUITES))
+        for suite, got in results.items()).line('guest suites')
 
 
 def _report(variants: Sequence[str], paths: Sequence[str], out: Path,

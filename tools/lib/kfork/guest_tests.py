@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, Iterable, List, Sequence
 
 from .common import UPSTREAM_IMPL, project_root
+from .counts import Counts, total
 
 BASELINE_SUITES = ('ftrace', 'tdc')
 OWN_SUITES = ('uprobe', 'traffic', 'tc')
@@ -142,6 +143,14 @@ class Verdict:
     failed: bool
     note: str
 
+    @property
+    def counts(self) -> Counts:
+        """The test as counted: a result that is no pass and no failure
+        (as on upstream) is skipped."""
+        if self.failed:
+            return Counts(failed=1)
+        return Counts(passed=1) if self.got == PASS else Counts(skipped=1)
+
 
 def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str],
           own: bool = False) -> List[Verdict]:
@@ -164,20 +173,21 @@ def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str],
     return verdicts
 
 
+
+def counts(verdicts: Iterable[Verdict]) -> Counts:
+    return total(v.counts for v in verdicts)
+
+
 def tap(suite: str, verdicts: List[Verdict]) -> List[str]:
     """TAP lines and the closing 'SUITE: N passed, N failed, N skipped'."""
     lines = [f'# guest suite {suite}', f'1..{len(verdicts)}']
-    passed = failed = skipped = 0
     for n, v in enumerate(verdicts, 1):
         note = f' # {v.note}' if v.note else ''
         if v.failed:
-            failed += 1
             lines.append(f'not ok {n} {v.name}{note}')
         elif v.got == PASS:
-            passed += 1
             lines.append(f'ok {n} {v.name}{note}')
         else:
-            skipped += 1
             lines.append(f'ok {n} {v.name} # SKIP {v.got} as on upstream{note and ", " + v.note}')
-    lines.append(f'{suite}: {passed} passed, {failed} failed, {skipped} skipped')
+    lines.append(counts(verdicts).line(suite))
     return lines

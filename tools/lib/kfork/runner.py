@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import logscan
+from .counts import Counts, total
 from .common import UPSTREAM_IMPL, ToolError, WorkArea, say
 
 # kunit.py's KernelCI statuses; a crash is reported as ERROR.
@@ -84,9 +85,9 @@ def digests(log: str) -> Dict[str, str]:
     return tagged(log, 'kfork-diff')
 
 
-def compare_digests(by_variant: Mapping[str, Dict[str, str]]) -> Tuple[List[str], int, int]:
+def compare_digests(by_variant: Mapping[str, Dict[str, str]]) -> Tuple[List[str], Counts]:
     """Lines for each key whose digest differs between the variants or
-    is missing on one, and the counts of keys alike and not alike."""
+    is missing on one, and the keys as tests: passed when alike."""
     keys = sorted(set().union(*by_variant.values()))
     lines, same = [], 0
     for key in keys:
@@ -96,7 +97,7 @@ def compare_digests(by_variant: Mapping[str, Dict[str, str]]) -> Tuple[List[str]
         else:
             cells = ', '.join(f'{v} {value}' for v, value in values.items())
             lines.append(f'kfork: differential {key} differs: {cells}')
-    return lines, same, len(keys) - same
+    return lines, Counts(passed=same, failed=len(keys) - same)
 
 
 def cases_from_json(text: str) -> Dict[str, str]:
@@ -134,28 +135,25 @@ class Outcome:
         return (self.variant == UPSTREAM_IMPL and status == PASS
                 and self.marked.covers(case))
 
-    @property
-    def passed(self) -> int:
-        return sum(1 for c, s in self.cases.items()
-                   if s == PASS and not self._marked_but_passing(c, s))
+    def case_counts(self, case: str, status: str) -> Counts:
+        """One case as a test: a marked test failing on upstream as it
+        should is skipped, one passing there failed; a crash is ERROR."""
+        if self._expected_failure(case, status):
+            return Counts(skipped=1)
+        if self._marked_but_passing(case, status):
+            return Counts(failed=1)
+        return Counts(passed=int(status == PASS), failed=int(status == FAIL),
+                      skipped=int(status == SKIP), crashed=int(status == ERROR))
 
     @property
-    def skipped(self) -> int:
-        """Skipped tests, and marked tests failing on upstream as they should."""
-        return sum(1 for c, s in self.cases.items()
-                   if s == SKIP or self._expected_failure(c, s))
-
-    @property
-    def failed(self) -> int:
-        bad = sum(1 for c, s in self.cases.items()
-                  if (s in (FAIL, ERROR) and not self._expected_failure(c, s))
-                  or self._marked_but_passing(c, s))
+    def counts(self) -> Counts:
         # A kernel that did not build or boot ran nothing: that is a failure.
-        return bad + (1 if self.error else 0)
+        return (total(self.case_counts(c, s) for c, s in self.cases.items())
+                + Counts(failed=int(bool(self.error))))
 
     @property
     def ok(self) -> bool:
-        return self.failed == 0 and not self.reports
+        return self.counts.ok and not self.reports
 
     def notes(self) -> List[str]:
         out = []
@@ -169,9 +167,6 @@ class Outcome:
             elif status in (FAIL, ERROR):
                 out.append(f'{case}: {"crashed" if status == ERROR else "failed"}')
         return out
-
-    def summary(self) -> str:
-        return f'{self.passed} passed, {self.failed} failed, {self.skipped} skipped'
 
 
 def _cause(output: Sequence[str]) -> str:

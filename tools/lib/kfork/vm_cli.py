@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import re
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import bench, deps, guest_tests, runner, session, tree, vm
+from .counts import Counts, close
 from .common import (COLUMNS, PACKAGE, UPSTREAM_IMPL, VARIANTS, ToolError, WorkArea, guard,
                      project_root, say, variant_option, verb_parser)
 
@@ -47,6 +47,9 @@ The run fails (exit 1) when the command fails, the guest panics or hangs
 past --timeout, or the kernel log holds a KASAN, UBSAN, lockdep or WARN
 report. The command sees $KFORK_OUT, a folder the host keeps: the run's
 console.log, dmesg and status are there too ($KFORK_WORK/vm/VARIANT).
+test and compare end with `guest: N passed, N failed, N skipped`; with
+$KFORK_COUNTS set, the same counts are also written to that file as
+JSON (passed, failed, skipped, crashed): make check adds them up.
 """
 
 
@@ -169,30 +172,30 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
 def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
     runs = _run_suites(variants, suites, timeout)
     ok = all(run.ok for run, _ in runs.values())
-    totals = [0, 0, 0]
+    totals = Counts()
     table: List[Tuple[str, str, Dict[str, guest_tests.Verdict]]] = []
     for suite in suites:
         for variant, (_, results) in runs.items():
             verdicts = guest_tests.judge(variant, guest_tests.expected(suite, results[suite]),
                                          results[suite], suite in guest_tests.OWN_SUITES)
-            lines = guest_tests.tap(f'{suite} ({variant})', verdicts)
-            print('\n'.join(lines))
-            counts = [int(x) for x in re.findall(r'(\d+) (?:passed|failed|skipped)', lines[-1])]
-            totals = [a + b for a, b in zip(totals, counts)]
+            print('\n'.join(guest_tests.tap(f'{suite} ({variant})', verdicts)))
+            totals += guest_tests.counts(verdicts)
             table.append((suite, variant, {v.name: v for v in verdicts}))
     if len(variants) > 1:
         print('\n'.join(_table(table, variants)))
-        differs, same, different = runner.compare_digests(
+        differs, digests = runner.compare_digests(
             {v: _digests(run.folder, suites) for v, (run, _) in runs.items()})
         for line in differs:
             print(line)
-        if same + different:
-            print(f'differential: {same} of {same + different} digests alike on both builds')
-        totals[1] += different
+        if digests.total:
+            print(f'differential: {digests.passed} of {digests.total} digests alike on both builds')
+        # Digests alike are not counted here, digests that differ fail.
+        totals += Counts(failed=digests.failures)
     if not ok:
-        totals[1] += 1
-    print(f'guest: {totals[0]} passed, {totals[1]} failed, {totals[2]} skipped')
-    return 0 if ok and totals[1] == 0 else 1
+        # A guest that panicked, hung or logged a checker report.
+        totals += Counts(failed=1)
+    close('guest', totals)
+    return 0 if ok and totals.ok else 1
 
 
 def _table(rows: Sequence[Tuple[str, str, Dict[str, guest_tests.Verdict]]],
