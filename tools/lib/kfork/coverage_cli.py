@@ -104,10 +104,9 @@ def _kunit_summary(src: Path, folder: Path, variant: str) -> str:
 
 
 def _guest_summary(folder: Path, variant: str) -> str:
-    results = guest_tests.read_results(folder, guest_tests.SUITES)
-    return total(guest_tests.counts(guest_tests.judge(
-        variant, guest_tests.expected(suite, got), got, suite in guest_tests.OWN_SUITES))
-        for suite, got in results.items()).line('guest suites')
+    results = guest_tests.read_results(folder, guest_tests.names())
+    return total(guest_tests.counts(guest_tests.judge_suite(variant, suite, got))
+                 for suite, got in results.items()).line('guest suites')
 
 
 def _report(variants: Sequence[str], paths: Sequence[str], out: Path,

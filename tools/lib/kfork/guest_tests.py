@@ -1,4 +1,10 @@
-"""The guest suites and how each is judged.
+"""The guest suites, registered in SUITES, and how each is judged.
+
+SUITES is the one list of the guest suites: each one's name, kind, how
+the guest starts it (tools/guest/run, kfork.guest_run), its time limit
+there, the parser of its raw output and its line in tools/vm --help.
+Everything else (tools/vm, tools/coverage, tools/guest/coverage) takes
+the suites from it.
 
 Upstream's selftests (ftrace, tdc) are judged against a baseline: the
 file tools/guest/baseline/SUITE.txt records what each test does on the
@@ -15,18 +21,21 @@ must also be alike on both builds (tools/vm compare).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .common import UPSTREAM_IMPL, project_root
+from .common import UPSTREAM_IMPL, ToolError, project_root
 from .counts import Counts, total
 
-BASELINE_SUITES = ('ftrace', 'tdc')
-OWN_SUITES = ('uprobe', 'traffic', 'tc')
-SUITES = BASELINE_SUITES + OWN_SUITES
 PASS = 'PASS'
 BASELINE_DIR = project_root() / 'tools' / 'guest' / 'baseline'
+# The kinds of suite: upstream's tests, judged against a baseline, and
+# the project's own, whose every case must pass on both builds.
+BASELINE, OWN = 'baseline', 'own'
+# The project's own suites are modules kfork.guest_NAME beside this one.
+LIB = project_root() / 'tools' / 'lib'
 
 _FTRACE = re.compile(r'^\[(\d+)\]\s*(.*?)\s*\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL)\]\s*$')
 _TAP = re.compile(r'^(ok|not ok) \d+ (.*?)\s*(# (skip|SKIP|skipped).*)?$')
@@ -77,18 +86,108 @@ def parse_own(text: str) -> Dict[str, str]:
     return results
 
 
-PARSERS = {'ftrace': parse_ftrace, 'tdc': parse_tdc, 'uprobe': parse_own, 'traffic': parse_own,
-           'tc': parse_own}
+@dataclass(frozen=True)
+class GuestCommand:
+    """How the guest starts a suite: argv, in cwd (None: where the runner
+    runs, the checkout) after copying copy_from there, with env added."""
+
+    argv: Tuple[str, ...]
+    cwd: Optional[Path] = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    copy_from: Optional[Path] = None
+
+
+def _ftracetest(tree: Path, out: Path) -> GuestCommand:
+    # ftracetest writes only to its log folder and /tmp (a tmpfs).
+    return GuestCommand(('./ftracetest', '-l', str(out / 'ftrace-logs'),
+                         'test.d/kprobe', 'test.d/dynevent'),
+                        cwd=tree / 'tools/testing/selftests/ftrace')
+
+
+def _tdc(tree: Path, out: Path) -> GuestCommand:
+    # tdc writes next to itself (results, rewritten JSON): run a copy.
+    return GuestCommand(('python3', './tdc.py', '-f', 'tc-tests/qdiscs/hhf.json',
+                         'tc-tests/qdiscs/fq_pie.json'),
+                        cwd=Path('/tmp/tc-testing'),
+                        copy_from=tree / 'tools/testing/selftests/tc-testing')
+
+
+def _own(name: str) -> Callable[[Path, Path], GuestCommand]:
+    """The project's own suite NAME: module kfork.guest_NAME with the
+    host's python3, a scratch folder of its own on the guest's /tmp."""
+    def command(tree: Path, out: Path) -> GuestCommand:
+        return GuestCommand(('python3', '-m', f'kfork.guest_{name}', f'/tmp/kfork-{name}'),
+                            env={'PYTHONPATH': str(LIB)})
+    return command
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One guest suite."""
+
+    name: str
+    kind: str
+    # The guest kills it after this many seconds, so that a hang costs
+    # one suite, not the run; its unfinished case shows as TIMEOUT.
+    limit: int
+    # Its raw output (SUITE.out) as results by test name.
+    parse: Callable[[str], Dict[str, str]]
+    # How the guest starts it, given the distro tree and $KFORK_OUT.
+    command: Callable[[Path, Path], GuestCommand]
+    # What it tests, for tools/vm --help.
+    about: str
+
+    @property
+    def own(self) -> bool:
+        return self.kind == OWN
+
+
+SUITES: Tuple[Suite, ...] = (
+    Suite('ftrace', BASELINE, 2400, parse_ftrace, _ftracetest,
+          'ftracetest\'s kprobe/ and dynevent/ cases from the distro tree'),
+    Suite('tdc', BASELINE, 600, parse_tdc, _tdc,
+          'tc-testing\'s hhf and fq_pie cases from the distro tree'),
+    Suite('uprobe', OWN, 600, parse_own, _own('uprobe'),
+          'uprobe events with every fetch method on a program compiled in the guest'),
+    Suite('traffic', OWN, 600, parse_own, _own('traffic'),
+          'pie, fq_pie and hhf under real traffic between two namespaces'),
+    Suite('tc', OWN, 600, parse_own, _own('tc'),
+          'every pie, fq_pie and hhf option through the machine\'s tc'),
+)
+
+
+def names(kind: Optional[str] = None) -> Tuple[str, ...]:
+    """The suites' names in order, or those of one kind."""
+    return tuple(s.name for s in SUITES if kind is None or s.kind == kind)
+
+
+def suite(name: str) -> Suite:
+    for known in SUITES:
+        if known.name == name:
+            return known
+    raise ToolError(f'unknown suite {name} (suites: {", ".join(names())})')
+
+
+def help_lines() -> List[str]:
+    """The suites for a --help text: name, kind, limit and what it tests."""
+    width = max(len(s.name) for s in SUITES) + 4
+    kinds = {BASELINE: 'upstream\'s', OWN: 'the project\'s'}
+    lines = []
+    for s in SUITES:
+        lines += textwrap.wrap(f'{s.about} ({kinds[s.kind]}, {s.limit} s)', width=72,
+                               initial_indent=f'  {s.name:<{width}}',
+                               subsequent_indent=' ' * (width + 2))
+    return lines
 
 
 def read_results(folder: Path, suites: Sequence[str]) -> Dict[str, Dict[str, str]]:
     """Each suite's results from the raw output (SUITE.out) its guest
     run left in folder; a suite that never ran has none."""
     results = {}
-    for suite in suites:
-        out = folder / f'{suite}.out'
+    for name in suites:
+        out = folder / f'{name}.out'
         text = out.read_text(errors='replace') if out.is_file() else ''
-        results[suite] = PARSERS[suite](text)
+        results[name] = suite(name).parse(text)
     return results
 
 
@@ -114,12 +213,12 @@ def load_baseline(suite: str, base: Path = BASELINE_DIR) -> Dict[str, str]:
     return results
 
 
-def expected(suite: str, got: Dict[str, str]) -> Dict[str, str]:
+def expected(name: str, got: Dict[str, str]) -> Dict[str, str]:
     """What each test should do: the baseline, or for the project's own
     suites a pass of every case."""
-    if suite in OWN_SUITES:
-        return {name: PASS for name in got}
-    return load_baseline(suite)
+    if suite(name).own:
+        return {test: PASS for test in got}
+    return load_baseline(name)
 
 
 def write_baseline(suite: str, results: Dict[str, str], header: str,
@@ -176,6 +275,12 @@ def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str],
 
 def counts(verdicts: Iterable[Verdict]) -> Counts:
     return total(v.counts for v in verdicts)
+
+
+def judge_suite(variant: str, name: str, got: Dict[str, str]) -> List[Verdict]:
+    """A suite's results judged as its kind is: against its baseline, or
+    every case a pass."""
+    return judge(variant, expected(name, got), got, suite(name).own)
 
 
 def tap(suite: str, verdicts: List[Verdict]) -> List[str]:

@@ -22,21 +22,16 @@ verbs:
                     boot, run CMD in the current folder, stream its
                     output, exit with its status
   test [--upstream-impl] [SUITE...]
-                    run the guest suites: upstream's selftests (ftrace:
-                    ftracetest kprobe/ and dynevent/; tdc: tc-testing's
-                    hhf and fq_pie), judged against the baseline in
-                    tools/guest/baseline/, and the project's own (uprobe:
-                    uprobe events on a program compiled in the guest;
-                    traffic: pie and hhf under real traffic; tc: every
-                    pie, fq_pie and hhf option through the machine's tc),
-                    whose every case must pass
+                    run the guest suites (below): upstream's selftests,
+                    judged against the baseline in tools/guest/baseline/,
+                    and the project's own, whose every case must pass
   compare [SUITE...]
                     test on both builds and print one table; the own
                     suites' outputs (kfork-diff lines) must be alike
   baseline [SUITE...]
                     record the upstream implementation's results of
-                    ftrace and tdc as the new baseline (review the diff
-                    like code)
+                    upstream's suites as the new baseline (review the
+                    diff like code)
   bench [--boots N] [--calls N]
                     the cost of one uprobe hit in the guest (no
                     arguments, six, six through $argN), on both builds
@@ -50,7 +45,9 @@ console.log, dmesg and status are there too ($KFORK_WORK/vm/VARIANT).
 test and compare end with `guest: N passed, N failed, N skipped`; with
 $KFORK_COUNTS set, the same counts are also written to that file as
 JSON (passed, failed, skipped, crashed): make check adds them up.
-"""
+
+guest suites (each killed in the guest at its own time limit):
+""" + '\n'.join(guest_tests.help_lines()) + '\n'
 
 
 # What the guest suites run on the host's root: tdc and the project's
@@ -78,7 +75,8 @@ def _parser() -> argparse.ArgumentParser:
         if name == 'test':
             variant_option(verb, 'the build with the distro\'s implementation files')
         verb.add_argument('suites', nargs='*', metavar='SUITE',
-                          help=f'suites to run (default: all of {", ".join(guest_tests.SUITES)})')
+                          help=f'suites to run (default: all of '
+                               f'{", ".join(_known(name))})')
         verb.add_argument('--timeout', type=int, default=1800,
                           help='seconds before the guest is killed (default: 1800)')
         if name == 'baseline':
@@ -121,7 +119,13 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _suites(names: Sequence[str], known: Sequence[str] = guest_tests.SUITES) -> List[str]:
+def _known(verb: str) -> Tuple[str, ...]:
+    """The suites a verb takes: baseline records upstream's only."""
+    return guest_tests.names(guest_tests.BASELINE if verb == 'baseline' else None)
+
+
+def _suites(verb: str, names: Sequence[str]) -> List[str]:
+    known = _known(verb)
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ToolError(f'unknown suite {unknown[0]} (suites: {", ".join(known)})')
@@ -142,7 +146,7 @@ def _digests(folder: Path, suites: Sequence[str]) -> Dict[str, str]:
     found: Dict[str, str] = {}
     for suite in suites:
         out = folder / f'{suite}.out'
-        if suite in guest_tests.OWN_SUITES and out.is_file():
+        if guest_tests.suite(suite).own and out.is_file():
             found.update(runner.digests(out.read_text(errors='replace')))
     return found
 
@@ -176,8 +180,7 @@ def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
     table: List[Tuple[str, str, Dict[str, guest_tests.Verdict]]] = []
     for suite in suites:
         for variant, (_, results) in runs.items():
-            verdicts = guest_tests.judge(variant, guest_tests.expected(suite, results[suite]),
-                                         results[suite], suite in guest_tests.OWN_SUITES)
+            verdicts = guest_tests.judge_suite(variant, suite, results[suite])
             print('\n'.join(guest_tests.tap(f'{suite} ({variant})', verdicts)))
             totals += guest_tests.counts(verdicts)
             table.append((suite, variant, {v.name: v for v in verdicts}))
@@ -266,14 +269,13 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'run':
         return _run(args)
     if args.verb == 'test':
-        return _test([args.variant], _suites(args.suites), args.timeout)
+        return _test([args.variant], _suites(args.verb, args.suites), args.timeout)
     if args.verb == 'compare':
-        return _test(list(COLUMNS), _suites(args.suites), args.timeout)
+        return _test(list(COLUMNS), _suites(args.verb, args.suites), args.timeout)
     if args.verb == 'bench':
         return _bench(args.boots, args.calls, args.timeout)
     if args.verb == 'baseline':
-        return _baseline(_suites(args.suites, guest_tests.BASELINE_SUITES), args.timeout,
-                         args.last_run)
+        return _baseline(_suites(args.verb, args.suites), args.timeout, args.last_run)
     _parser().print_help()
     return 2
 
