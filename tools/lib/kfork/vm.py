@@ -11,6 +11,7 @@ gets there has none, and fails the run.
 
 from __future__ import annotations
 
+import concurrent.futures
 import shlex
 import shutil
 import subprocess
@@ -191,21 +192,26 @@ T = TypeVar('T')
 
 def at_once(jobs: Mapping[str, Callable[[], T]]) -> Dict[str, T]:
     """Run each variant's boot in a thread of its own: each guest is one
-    single-threaded TCG process, so two fill the machine's two cores."""
-    results: Dict[str, T] = {}
+    single-threaded TCG process, so two fill the machine's two cores.
 
-    def one(variant: str) -> None:
-        results[variant] = jobs[variant]()
-
-    threads = [threading.Thread(target=one, args=(v,)) for v in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    missing = [v for v in jobs if v not in results]
-    if missing:
-        raise ToolError(f'{missing[0]}: the boot failed in the tool (see the error above)')
-    return {v: results[v] for v in jobs}
+    Every boot runs to its end. A ToolError, OSError or subprocess
+    error inside one comes back here and is raised as one ToolError
+    naming the variant (both, when both failed), which the tool prints
+    as its one-line error."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
+        futures = {v: pool.submit(job) for v, job in jobs.items()}
+        concurrent.futures.wait(futures.values())
+    errors = []
+    for variant, future in futures.items():
+        err = future.exception()
+        if isinstance(err, (ToolError, OSError, subprocess.SubprocessError)):
+            text = str(err)
+            errors.append(text if text.startswith(f'{variant}: ') else f'{variant}: {text}')
+        elif err is not None:
+            raise err
+    if errors:
+        raise ToolError('; '.join(errors))
+    return {v: future.result() for v, future in futures.items()}
 
 
 def announce(run: GuestRun) -> None:

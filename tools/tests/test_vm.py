@@ -1,0 +1,65 @@
+"""Boots at once: results by variant, and errors as the tools' one line."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+import time
+import unittest
+
+from kfork import vm
+from kfork.common import FORK, UPSTREAM_IMPL, ToolError, guard
+
+
+def fails(err: Exception) -> int:
+    raise err
+
+
+class AtOnceTest(unittest.TestCase):
+    def test_results_by_variant(self) -> None:
+        got = vm.at_once({UPSTREAM_IMPL: lambda: 1, FORK: lambda: 2})
+        self.assertEqual(list(got.items()), [(UPSTREAM_IMPL, 1), (FORK, 2)])
+
+    def test_boots_run_at_once(self) -> None:
+        barrier = threading.Barrier(2, timeout=10)
+        got = vm.at_once({v: barrier.wait for v in (UPSTREAM_IMPL, FORK)})
+        self.assertEqual(sorted(got.values()), [0, 1])
+
+    def test_an_error_names_its_variant_after_the_other_boot_ends(self) -> None:
+        ended = threading.Event()
+
+        def slow() -> int:
+            time.sleep(0.2)
+            ended.set()
+            return 0
+
+        with self.assertRaises(ToolError) as caught:
+            vm.at_once({UPSTREAM_IMPL: slow,
+                        FORK: lambda: fails(ToolError('no fork kernel'))})
+        self.assertEqual(str(caught.exception), f'{FORK}: no fork kernel')
+        self.assertTrue(ended.is_set())
+
+    def test_both_errors_in_one_line(self) -> None:
+        with self.assertRaises(ToolError) as caught:
+            vm.at_once({UPSTREAM_IMPL: lambda: fails(FileNotFoundError(2, 'No such file',
+                                                                       'qemu')),
+                        FORK: lambda: fails(ToolError(f'{FORK}: already named'))})
+        self.assertEqual(str(caught.exception),
+                         f"{UPSTREAM_IMPL}: [Errno 2] No such file: 'qemu'; {FORK}: already named")
+
+    def test_the_user_sees_one_line_and_no_traceback(self) -> None:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = guard('tools/vm', lambda: len(vm.at_once(
+                {FORK: lambda: fails(ToolError('the boot broke')), UPSTREAM_IMPL: lambda: 0})))
+        self.assertEqual(status, 2)
+        self.assertEqual(err.getvalue(), f'tools/vm: error: {FORK}: the boot broke\n')
+
+    def test_a_bug_is_not_hidden(self) -> None:
+        with self.assertRaises(ZeroDivisionError):
+            vm.at_once({FORK: lambda: 1 // 0})
+
+
+if __name__ == '__main__':
+    unittest.main()
