@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
 import tempfile
 import unittest
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 from kfork import coverage as cov
+from kfork import coverage_cli, deps, session, tree
+from kfork.common import COLUMNS, FORK, UPSTREAM_IMPL, VARIANTS, WORK_ENV
+from kfork.counts import Counts
 
 # A stand-in for an overlay file: one decision in pick(), none in main().
 PROGRAM = """\
@@ -44,6 +51,74 @@ class Options(unittest.TestCase):
         figures = cov.Figures.missing('not built with gcov')
         self.assertEqual(figures.cell('line'), '0% (no data)')
         self.assertEqual(figures.percent('branch'), 0.0)
+
+
+def measured(variant: str) -> cov.Measured:
+    """What a run of two files, one without data, leaves."""
+    paths = ('net/sched/a.c', 'net/sched/b.c')
+    figures = cov.Figures({'line': (9, 10), 'branch': (3, 4), 'function': (2, 2)})
+    sets = {name: {paths[0]: figures, paths[1]: cov.Figures.missing('never ran')}
+            for name, _ in cov.TEST_SETS}
+    return cov.Measured(cov.VariantData(variant, ['kunit', 'selftests', 'guest'], sets), paths,
+                        Counts(passed=5, skipped=1, crashed=1) if variant == FORK else None,
+                        Counts(passed=7, failed=1), Path(f'/out/html/{variant}/index.html'))
+
+
+class Report(unittest.TestCase):
+    """tools/coverage report reads what run kept, and nothing else."""
+
+    def setUp(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.tmp)
+        env = mock.patch.dict(os.environ, {WORK_ENV: str(self.tmp / 'work')})
+        env.start()
+        self.addCleanup(env.stop)
+
+    def test_measured_json_round_trip(self) -> None:
+        for variant in VARIANTS:
+            self.assertEqual(cov.Measured.from_json(measured(variant).to_json()),
+                             measured(variant))
+        with self.assertRaises(ValueError):
+            cov.Measured.from_json('{"variant": "fork"}')
+
+    def report(self) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+
+        def forbidden(*args: Any, **kwargs: Any) -> None:
+            raise AssertionError('report must only read the last run')
+
+        with mock.patch.object(deps, 'ensure', forbidden), \
+                mock.patch.object(session, 'prepare', forbidden), \
+                mock.patch.object(tree, 'sync', forbidden), \
+                mock.patch.object(subprocess, 'run', forbidden), \
+                mock.patch.object(subprocess, 'Popen', forbidden), \
+                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = coverage_cli.main(['report', '--out', str(self.tmp / 'out')])
+        return status, out.getvalue(), err.getvalue()
+
+    def test_report_only_reads(self) -> None:
+        for variant in VARIANTS:
+            folder = self.tmp / 'work' / 'coverage' / variant
+            folder.mkdir(parents=True)
+            (folder / cov.MEASURED).write_text(measured(variant).to_json())
+            (folder / 'status').write_text('0\n')
+        status, out, err = self.report()
+        self.assertEqual(status, 0, err)
+        self.assertIn('| net/sched/a.c | make check | ', out)
+        self.assertIn(f'{FORK}: phases reached: kunit, selftests, guest; '
+                      'KUnit: 5 passed, 1 failed, 1 skipped; '
+                      'guest suites: 7 passed, 1 failed, 0 skipped', out)
+        self.assertIn(f'{UPSTREAM_IMPL}: phases reached: kunit, selftests, guest; '
+                      'KUnit: no log (the guest never reached init)', out)
+        self.assertEqual((self.tmp / 'out/coverage.md').read_text(), out)
+        self.assertIn(f'/out/html/{COLUMNS[0]}/index.html', err)
+
+    def test_report_before_any_run(self) -> None:
+        status, out, err = self.report()
+        self.assertEqual(status, 2)
+        self.assertEqual(out, '')
+        self.assertRegex(err, r'^tools/coverage: error: \S+: no measured coverage run in .*: '
+                              r'run tools/coverage run first\n$')
 
 
 @unittest.skipUnless(shutil.which('gcc') and shutil.which('gcovr'),

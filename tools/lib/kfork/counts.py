@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Dict, Iterable, Mapping
 
 # Where a tool writes its counts at the end, when set (ci/check sets it).
 COUNTS_ENV = 'KFORK_COUNTS'
@@ -53,21 +53,28 @@ class Counts:
         """'passed/failed/skipped', for tables."""
         return f'{self.passed}/{self.failures}/{self.skipped}'
 
+    def to_dict(self) -> Dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> 'Counts':
+        """The inverse of to_dict; ValueError on anything else."""
+        names = {f.name for f in fields(cls)}
+        if not isinstance(data, dict) or set(data) != names:
+            raise ValueError(f'not counts: {str(data)[:80]!r}')
+        values = {name: data[name] for name in names}
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                   for v in values.values()):
+            raise ValueError(f'not counts: {str(data)[:80]!r}')
+        return cls(**values)
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> 'Counts':
         """The inverse of to_json; ValueError on anything else."""
-        data = json.loads(text)
-        names = {f.name for f in fields(cls)}
-        if not isinstance(data, dict) or set(data) != names:
-            raise ValueError(f'not counts: {text[:80]!r}')
-        values = {name: data[name] for name in names}
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                   for v in values.values()):
-            raise ValueError(f'not counts: {text[:80]!r}')
-        return cls(**values)
+        return cls.from_dict(json.loads(text))
 
 
 def total(counts: Iterable[Counts]) -> Counts:

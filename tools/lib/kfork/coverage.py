@@ -13,7 +13,9 @@ after it; tools/guest/coverage copies the counters after each phase:
 
 gcovr turns a phase's counters, with the .gcno notes of the build, into
 a tracefile; a test set adds up the tracefiles of its phases. Sources
-are read from the tree, which must be on the variant's branch.
+are read from the tree, which must be on the variant's branch: that is
+done once, by tools/coverage run, which keeps what it measured (a
+Measured, as JSON in the run folder) for the report.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .common import ToolError, project_root, run
+from .common import project_root, run
+from .counts import Counts
 
 PHASES = ('kunit', 'selftests', 'guest')
 # What the table reports, and the phases each is the sum of.
@@ -196,6 +199,53 @@ def measure(variant: str, src: Path, build_dir: Path, run_folder: Path, paths: S
     return VariantData(variant, reached, sets)
 
 
+# What tools/coverage run keeps in each variant's run folder.
+MEASURED = 'measured.json'
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What tools/coverage run measured of one variant, for the report:
+    the files, their figures, the tests' counts (KUnit None when the
+    guest never reached init and left no log) and the HTML report."""
+
+    data: VariantData
+    paths: Tuple[str, ...]
+    kunit: Optional[Counts]
+    guest: Counts
+    html: Path
+
+    def to_json(self) -> str:
+        sets = {name: {path: {'counts': {k: list(f.counts[k]) for k in KINDS},
+                              'reason': f.reason}
+                       for path, f in files.items()}
+                for name, files in self.data.sets.items()}
+        return json.dumps({'variant': self.data.variant, 'reached': self.data.reached,
+                           'sets': sets, 'paths': list(self.paths),
+                           'kunit': self.kunit.to_dict() if self.kunit else None,
+                           'guest': self.guest.to_dict(), 'html': str(self.html)},
+                          indent=1) + '\n'
+
+    @classmethod
+    def from_json(cls, text: str) -> 'Measured':
+        """The inverse of to_json; ValueError on anything else."""
+        try:
+            raw: Any = json.loads(text)
+            sets = {str(name): {str(path): Figures(
+                        {k: (int(f['counts'][k][0]), int(f['counts'][k][1])) for k in KINDS},
+                        str(f['reason'])) for path, f in files.items()}
+                    for name, files in raw['sets'].items()}
+            data = VariantData(str(raw['variant']), [str(p) for p in raw['reached']], sets)
+            kunit = None if raw['kunit'] is None else Counts.from_dict(raw['kunit'])
+            measured = cls(data, tuple(str(p) for p in raw['paths']), kunit,
+                           Counts.from_dict(raw['guest']), Path(raw['html']))
+        except (KeyError, TypeError, IndexError, AttributeError) as err:
+            raise ValueError(f'not a measured coverage run: {err!r}') from err
+        if any(set(files) != set(measured.paths) for files in sets.values()):
+            raise ValueError('not a measured coverage run: figures of other files')
+        return measured
+
+
 def table(data: Sequence[VariantData], paths: Sequence[str]) -> List[str]:
     """A Markdown table: a row per file and test set, a column per
     variant and kind; then a line for each file without data."""
@@ -224,8 +274,3 @@ def below_bar(data: VariantData, paths: Sequence[str]) -> List[str]:
         if short:
             out.append(f'{path}: {", ".join(short)}')
     return out
-
-
-def require_gcovr() -> None:
-    if not shutil.which('gcovr'):
-        raise ToolError('gcovr is not installed on this machine: apt-get install gcovr')

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import coverage, deps, guest_tests, runner, session, tree, vm
-from .counts import total
+from .counts import Counts, total
 from .common import FORK, VARIANTS, ToolError, WorkArea, guard, project_root, run, say, verb_parser
 from .vm_cli import GUEST_TEST_PACKAGES
 
@@ -23,10 +23,14 @@ verbs:
   run [--out DIR]   build both variants with gcov on the overlay's files
                     (build/VERSION/coverage-VARIANT), boot both at once
                     running the KUnit suites and every guest suite in
-                    one boot each, and write the report
+                    one boot each, measure (gcovr, with the tree on
+                    each variant's branch in turn, and the HTML
+                    reports) and write the report
   report [--out DIR]
-                    the report again from the last run's counters,
-                    without building or booting
+                    the report again from what the last run measured
+                    (kept in $KFORK_WORK/coverage/VARIANT): it installs,
+                    builds, boots and switches nothing; the HTML stays
+                    where run wrote it
 
 The report is a table (DIR/coverage.md, also printed): for each file,
 the figures under make check's tests (KUnit suites and guest suites),
@@ -90,50 +94,83 @@ def _boot(images: Dict[str, Path], timeout: int) -> Dict[str, vm.GuestRun]:
     return runs
 
 
-def _kunit_summary(src: Path, folder: Path, variant: str) -> str:
-    """The KUnit results of a boot, judged as tools/kunit judges them."""
+def _kunit_counts(src: Path, folder: Path, variant: str) -> Optional[Counts]:
+    """The KUnit results of a boot, judged as tools/kunit judges them;
+    None when the guest left no log (it never reached init)."""
     log = folder / 'kunit.log'
     if not log.is_file():
-        return 'KUnit: no log (the guest never reached init)'
+        return None
     parsed = folder / 'kunit.json'
     run([sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'parse',
          f'--json={parsed}', str(log)], check=False)
     cases = runner.cases_from_json(parsed.read_text()) if parsed.is_file() else {}
     marked = runner.Marked.load(project_root() / 'kunit' / 'project-behaviour')
-    return runner.Outcome(variant, cases, marked).counts.line('KUnit')
+    return runner.Outcome(variant, cases, marked).counts
 
 
-def _guest_summary(folder: Path, variant: str) -> str:
+def _guest_counts(folder: Path, variant: str) -> Counts:
     results = guest_tests.read_results(folder, guest_tests.names())
     return total(guest_tests.counts(guest_tests.judge_suite(variant, suite, got))
-                 for suite, got in results.items()).line('guest suites')
+                 for suite, got in results.items())
 
 
-def _report(variants: Sequence[str], paths: Sequence[str], out: Path,
-            boots: Optional[Dict[str, vm.GuestRun]] = None) -> List[vm.GuestRun]:
-    """Figures of each variant's last boot (boots, or what the guests
-    left in their folders), the table, and what the tests did."""
-    coverage.require_gcovr()
+def _measure(variants: Sequence[str], paths: Sequence[str], out: Path) -> None:
+    """Turn each variant's counters into figures (gcov reads the sources
+    the build compiled, so the tree goes to the variant's branch, and
+    back to the fork's at the end), write the HTML reports to out, and
+    keep the figures and the tests' counts in the run folder."""
     work, src, version = session.prepare()
     out.mkdir(parents=True, exist_ok=True)
-    data, runs = [], []
     for variant in variants:
         folder = _run_folder(work, variant)
-        if not folder.is_dir():
-            raise ToolError(f'{variant}: no coverage run in {folder}: run tools/coverage run first')
-        # gcov reads the sources the build compiled: the variant's branch.
         tree.sync(src, tree.default_overlay(), variant)
         build_dir = work.build_dir(version, coverage.build_name(variant))
-        data.append(coverage.measure(variant, src.path, build_dir, folder, paths, out))
-        runs.append(boots[variant] if boots else vm.read_result(vm.GuestRun(variant, folder)))
+        data = coverage.measure(variant, src.path, build_dir, folder, paths, out)
+        measured = coverage.Measured(data, tuple(paths), _kunit_counts(src.path, folder, variant),
+                                     _guest_counts(folder, variant),
+                                     out / 'html' / variant / 'index.html')
+        (folder / coverage.MEASURED).write_text(measured.to_json())
     tree.sync(src, tree.default_overlay(), FORK)
+
+
+def _load(folder: Path, variant: str) -> coverage.Measured:
+    path = folder / coverage.MEASURED
+    if not path.is_file():
+        raise ToolError(f'{variant}: no measured coverage run in {folder}: '
+                        f'run tools/coverage run first')
+    try:
+        measured = coverage.Measured.from_json(path.read_text())
+    except ValueError as err:
+        raise ToolError(f'{path}: {err}: run tools/coverage run again') from err
+    if measured.data.variant != variant:
+        raise ToolError(f'{path} holds the figures of {measured.data.variant}, not {variant}')
+    return measured
+
+
+def _report(variants: Sequence[str], out: Path,
+            boots: Optional[Dict[str, vm.GuestRun]] = None) -> List[vm.GuestRun]:
+    """The table of what the last run measured, and what the tests did
+    (boots, or what the guests left in their folders). Only reads the
+    run folders and writes the report: no package, build or branch."""
+    work = WorkArea.from_env()
+    measured, runs = [], []
+    for variant in variants:
+        folder = _run_folder(work, variant)
+        measured.append(_load(folder, variant))
+        runs.append(boots[variant] if boots else vm.read_result(vm.GuestRun(variant, folder)))
+    paths = measured[0].paths
+    if any(m.paths != paths for m in measured):
+        raise ToolError('the variants\' last runs measured different files: '
+                        'run tools/coverage run again')
+    data = [m.data for m in measured]
     lines = [f'Coverage of kernel-overlay/ on {time.strftime("%Y-%m-%d")}, '
              f'{coverage.MAKE_CHECK} = KUnit suites + guest suites (tools/coverage run).', '']
     lines += coverage.table(data, paths)
-    for result, figures in zip(runs, data):
-        lines.append(f'{result.variant}: phases reached: {", ".join(figures.reached) or "none"}; '
-                     f'{_kunit_summary(src.path, result.folder, result.variant)}; '
-                     f'{_guest_summary(result.folder, result.variant)}')
+    for m in measured:
+        kunit = (m.kunit.line('KUnit') if m.kunit is not None
+                 else 'KUnit: no log (the guest never reached init)')
+        lines.append(f'{m.data.variant}: phases reached: {", ".join(m.data.reached) or "none"}; '
+                     f'{kunit}; {m.guest.line("guest suites")}')
     fork = next((d for d in data if d.variant == FORK), None)
     if fork:
         short = coverage.below_bar(fork, paths)
@@ -143,13 +180,13 @@ def _report(variants: Sequence[str], paths: Sequence[str], out: Path,
         lines += [f'  {line}' for line in short]
     if NOTES.is_file():
         lines += ['', *NOTES.read_text().splitlines()]
+    out.mkdir(parents=True, exist_ok=True)
     (out / 'coverage.md').write_text('\n'.join(lines) + '\n')
     (out / 'coverage.json').write_text(json.dumps(
         {d.variant: {name: {p: f.counts for p, f in files.items()}
                      for name, files in d.sets.items()} for d in data}, indent=1) + '\n')
     print('\n'.join(lines))
-    say(f'report: {out / "coverage.md"}; HTML: '
-        f'{", ".join(str(out / "html" / v / "index.html") for v in variants)}')
+    say(f'report: {out / "coverage.md"}; HTML: {", ".join(str(m.html) for m in measured)}')
     return runs
 
 
@@ -157,16 +194,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb not in ('run', 'report'):
         _parser().print_help()
         return 2
-    paths = tree.default_overlay().files(FORK)
-    if not coverage.profiled_files(paths):
-        raise ToolError('kernel-overlay/ has no .c file to measure')
     variants = list(VARIANTS)
     boots = None
     if args.verb == 'run':
+        paths = tree.default_overlay().files(FORK)
+        if not coverage.profiled_files(paths):
+            raise ToolError('kernel-overlay/ has no .c file to measure')
         deps.ensure([*GUEST_TEST_PACKAGES, 'gcovr'])
         vm.require_programs(['qemu-system-x86_64', 'gcovr', 'tc', 'ip', 'gcc', 'readelf'])
         boots = _boot(_build(variants, paths), args.timeout)
-    runs = _report(variants, paths, args.out, boots)
+        _measure(variants, paths, args.out)
+    runs = _report(variants, args.out, boots)
     for result in runs:
         if not result.ok:
             say(f'{result.variant}: {result.problem()}: the figures cover what ran before')
