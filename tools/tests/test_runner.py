@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import shutil
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
-from typing import List
+from typing import Any, List
 
 from kfork import runner, session, tree
 from kfork.common import ToolError, WorkArea
@@ -147,3 +151,66 @@ class KmemleakArgTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class BuildReuseTest(unittest.TestCase):
+    """A build folder is booted as it is only when its stamp names what
+    would be built now: the tree's content, the configs, the make options."""
+
+    def setUp(self) -> None:
+        self.dir = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.tree = self.dir / 'tree'
+        self.tree.mkdir()
+        self._git('init', '-q')
+        self._commit('a.c', 'one\n')
+        self.config = self.dir / '.kunitconfig'
+        self.config.write_text('CONFIG_KUNIT=y\n')
+        self.build = self.dir / 'build'
+        (self.build / 'arch/x86/boot').mkdir(parents=True)
+        (self.build / 'arch/x86/boot/bzImage').write_bytes(b'kernel')
+
+    def _git(self, *args: str) -> None:
+        subprocess.run(['git', '-C', str(self.tree), '-c', 'user.name=t',
+                        '-c', 'user.email=t@t', *args], check=True, capture_output=True)
+
+    def _commit(self, name: str, text: str) -> None:
+        (self.tree / name).write_text(text)
+        self._git('add', name)
+        self._git('commit', '-q', '-m', name)
+
+    def _spec(self, **kw: Any) -> runner.RunSpec:
+        return runner.RunSpec(self.tree, self.build, self.config, Path('/q'), **kw)
+
+    def _reuse(self, spec: runner.RunSpec) -> bool:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            return runner._reuse_build(spec, 'fork')[0].built
+
+    def _stamp(self, spec: runner.RunSpec) -> None:
+        runner._stamp_build(spec, runner.build_key(spec))
+
+    def test_no_stamp_builds(self) -> None:
+        self.assertFalse(self._reuse(self._spec()))
+
+    def test_same_build_is_reused(self) -> None:
+        self._stamp(self._spec())
+        self.assertTrue(self._reuse(self._spec()))
+
+    def test_tree_change_builds_and_drops_the_stamp(self) -> None:
+        self._stamp(self._spec())
+        self._commit('a.c', 'two\n')
+        self.assertFalse(self._reuse(self._spec()))
+        # a build stopped halfway must not pass for the old one after a revert
+        self.assertFalse((self.build / runner.BUILT_STAMP).exists())
+
+    def test_config_or_make_option_change_builds(self) -> None:
+        self._stamp(self._spec())
+        self.assertFalse(self._reuse(self._spec(make_options=('X=1',))))
+        self._stamp(self._spec())
+        self.config.write_text('CONFIG_KUNIT=y\nCONFIG_KASAN=y\n')
+        self.assertFalse(self._reuse(self._spec()))
+
+    def test_missing_image_builds(self) -> None:
+        self._stamp(self._spec())
+        (self.build / 'arch/x86/boot/bzImage').unlink()
+        self.assertFalse(self._reuse(self._spec()))

@@ -7,6 +7,8 @@ not configure or build, and on a console log holding a checker report
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -244,30 +246,79 @@ def _stream(argv: Sequence[str], cwd: Path, env: Dict[str, str]) -> Tuple[int, L
     return proc.returncode, output
 
 
+# In a build folder: the key of the build it holds, written once that
+# build is known to be whole (it booted, or kunit.py build succeeded).
+BUILT_STAMP = '.kfork-built'
+
+
+def build_key(spec: RunSpec) -> str:
+    """What a build is of: the tree's checked-out content (tools sync it
+    and refuse local edits), the kunitconfig with its fragments, and the
+    make options."""
+    head = subprocess.run(['git', '-C', str(spec.tree), 'rev-parse', 'HEAD^{tree}'],
+                          capture_output=True, text=True, check=False).stdout.strip()
+    if not head:
+        raise ToolError(f'{spec.tree}: no checked-out commit to build')
+    digest = hashlib.sha256(head.encode())
+    for path in [*kunitconfig_files(spec.kunitconfig), *spec.fragments]:
+        digest.update(path.read_bytes())
+    for option in spec.make_options:
+        digest.update(option.encode() + b'\0')
+    return digest.hexdigest()
+
+
+def _reuse_build(spec: RunSpec, variant: str) -> Tuple[RunSpec, str]:
+    """SPEC marked built when its folder holds a whole build of what it
+    would build, which saves make's walk of the tree (about 25 s);
+    otherwise the old stamp goes, so a build stopped halfway is never
+    taken for a whole one. Returns the spec and the key to stamp."""
+    key = build_key(spec)
+    stamp = spec.build_dir / BUILT_STAMP
+    if spec.built:
+        return spec, key
+    image = spec.build_dir / 'arch/x86/boot/bzImage'
+    if image.is_file() and stamp.is_file() and stamp.read_text().strip() == key:
+        say(f'{variant}: nothing changed since the last build; booting it as it is')
+        return dataclasses.replace(spec, built=True), key
+    stamp.unlink(missing_ok=True)
+    return spec, key
+
+
+def _stamp_build(spec: RunSpec, key: str) -> None:
+    (spec.build_dir / BUILT_STAMP).write_text(key + '\n')
+
+
 def build_kernel(spec: RunSpec, work: WorkArea, variant: str) -> Path:
-    """Configure and build with kunit.py (a no-op make when nothing
-    changed); return the bzImage or raise with the cause."""
+    """Configure and build with kunit.py (nothing when the folder holds
+    this build already); return the bzImage or raise with the cause."""
     spec.build_dir.mkdir(parents=True, exist_ok=True)
+    spec, key = _reuse_build(spec, variant)
+    image = spec.build_dir / 'arch/x86/boot/bzImage'
+    if spec.built:
+        return image
     say(f'{variant}: kunit.py build in {spec.build_dir}')
     status, output = _stream(spec.argv(None), spec.tree, spec.env(work))
-    image = spec.build_dir / 'arch/x86/boot/bzImage'
     if status != 0 or not image.is_file():
         raise ToolError(f'{variant}: {_cause(output)}')
+    _stamp_build(spec, key)
     return image
 
 
 def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> Outcome:
     """Run kunit.py, streaming its lines, and judge tests and console log."""
     spec.build_dir.mkdir(parents=True, exist_ok=True)
+    spec, key = _reuse_build(spec, variant)
     json_path = spec.build_dir / 'results.json'
     log_path = spec.build_dir / 'test.log'
     for stale in (json_path, log_path):
         stale.unlink(missing_ok=True)
-    say(f'{variant}: kunit.py run in {spec.build_dir}')
+    say(f'{variant}: kunit.py {"exec" if spec.built else "run"} in {spec.build_dir}')
     status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work))
     outcome = Outcome(variant, marked=marked)
     if json_path.is_file():
         outcome.cases = cases_from_json(json_path.read_text())
+    if outcome.cases:
+        _stamp_build(spec, key)     # it booted: the build is whole
     if log_path.is_file():
         log = log_path.read_text(errors='replace')
         outcome.reports = logscan.scan(log)
