@@ -15,6 +15,7 @@
  * keeps the field type, size and format its description gives.
  */
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1150,10 +1151,17 @@ static const struct arg_rule arg_err_rules[] = {
 };
 
 /*
- * The cases of a cross are generated one at a time: KUnit asks for the
- * next only once the last has run, so one cursor per cross holds the
- * case under test and its command.
+ * The crosses: each rule of a table on each probe kind it applies to,
+ * in as many variants as the table has.  They take about 20 s of TCG
+ * in full (make check: the module parameter "full"); otherwise each
+ * rule and variant runs on the first kind it applies to, so every rule
+ * is still tried once.
  */
+static bool full;
+module_param(full, bool, 0444);
+MODULE_PARM_DESC(full, "probe_parse: every rule on every probe kind, not once each");
+
+/* A case of a cross: which kind, rule and variant, and its command. */
 struct cross_case {
 	const struct arg_rule *rules;	/* of a method or error cross */
 	int kind;
@@ -1161,6 +1169,74 @@ struct cross_case {
 	int variant;
 	char cmd[224];
 };
+
+/*
+ * A cross: its table's size, which cases it has and how a command is
+ * written.  Its generator hands out addresses in @slots, one for each
+ * (kind, rule, variant) in that order of nesting, so the case is the
+ * address's index and no state is kept between calls.
+ */
+struct cross {
+	const u8 *slots;
+	const struct arg_rule *rules;
+	int nr_rules;
+	int variants;
+	bool (*valid)(const struct cross_case *c);
+	void (*build)(struct cross_case *c);
+};
+
+static int cross_slots(const struct cross *x)
+{
+	return ARRAY_SIZE(probe_kinds) * x->nr_rules * x->variants;
+}
+
+/* The kind, rule and variant of SLOT, without its command. */
+static void cross_locate(const struct cross *x, const u8 *slot, struct cross_case *c)
+{
+	int i = slot - x->slots;
+
+	c->rules = x->rules;
+	c->variant = i % x->variants;
+	c->rule = i / x->variants % x->nr_rules;
+	c->kind = i / x->variants / x->nr_rules;
+}
+
+/* Whether C runs: its rule applies, and in full or on its first kind. */
+static bool cross_runs(const struct cross *x, struct cross_case *c)
+{
+	int kind = c->kind;
+	bool first = true;
+
+	if (!x->valid(c))
+		return false;
+	for (c->kind = 0; c->kind < kind && first; c->kind++)
+		first = !x->valid(c);
+	c->kind = kind;
+	return full || first;
+}
+
+/* The case of SLOT, with its command. */
+static void cross_case_at(const struct cross *x, const void *slot, struct cross_case *c)
+{
+	cross_locate(x, slot, c);
+	x->build(c);
+}
+
+static const void *cross_next(const struct cross *x, const void *prev, char *desc)
+{
+	const u8 *slot = prev ? (const u8 *)prev + 1 : x->slots;
+	struct cross_case c;
+
+	for (; slot < x->slots + cross_slots(x); slot++) {
+		cross_locate(x, slot, &c);
+		if (!cross_runs(x, &c))
+			continue;
+		x->build(&c);
+		strscpy(desc, c.cmd, KUNIT_PARAM_DESC_SIZE);
+		return slot;
+	}
+	return NULL;
+}
 
 /* Copy TMPL to BUF with each "{v}" replaced by VALUE. */
 static void expand_value(char *buf, size_t size, const char *tmpl, const char *value)
@@ -1173,35 +1249,6 @@ static void expand_value(char *buf, size_t size, const char *tmpl, const char *v
 		tmpl = v + 3;
 	}
 	scnprintf(buf + pos, size - pos, "%s", tmpl);
-}
-
-/*
- * Move C to the next (kind, rule, variant) that VALID accepts, in that
- * order of nesting, and write its command; NULL when none is left.
- */
-static const void *cross_next(struct cross_case *c, const void *prev, char *desc,
-			      int rules, int variants,
-			      bool (*valid)(const struct cross_case *c),
-			      void (*build)(struct cross_case *c))
-{
-	if (!prev) {
-		c->kind = 0;
-		c->rule = 0;
-		c->variant = -1;
-	}
-	do {
-		if (++c->variant < variants)
-			continue;
-		c->variant = 0;
-		if (++c->rule < rules)
-			continue;
-		c->rule = 0;
-		if (++c->kind == ARRAY_SIZE(probe_kinds))
-			return NULL;
-	} while (!valid(c));
-	build(c);
-	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
-	return c;
 }
 
 /*
@@ -1233,8 +1280,6 @@ static void expect_one_arg(struct kunit *test, const struct probe_kind *kind,
  * its memory (3 elements, 2 of a string).
  */
 enum { ON_VALUE, ON_MEMORY, AS_ARRAY, TYPE_VARIANTS };
-
-static struct cross_case type_cross;
 
 static bool type_cross_valid(const struct cross_case *c)
 {
@@ -1269,10 +1314,16 @@ static void type_cross_build(struct cross_case *c)
 			 "[%d]", count);
 }
 
+static const u8 type_slots[ARRAY_SIZE(probe_kinds) * ARRAY_SIZE(type_rules) * TYPE_VARIANTS];
+
+static const struct cross type_cross = {
+	.slots = type_slots, .nr_rules = ARRAY_SIZE(type_rules), .variants = TYPE_VARIANTS,
+	.valid = type_cross_valid, .build = type_cross_build,
+};
+
 static const void *type_cross_gen(const void *prev, char *desc)
 {
-	return cross_next(&type_cross, prev, desc, ARRAY_SIZE(type_rules), TYPE_VARIANTS,
-			  type_cross_valid, type_cross_build);
+	return cross_next(&type_cross, prev, desc);
 }
 
 /*
@@ -1312,10 +1363,11 @@ static void expect_typed_arg(struct kunit *test, const struct probe_kind *kind,
 
 static void parse_every_type(struct kunit *test)
 {
-	const struct cross_case *c = test->param_value;
+	struct cross_case c;
 
-	expect_typed_arg(test, &probe_kinds[c->kind], c->cmd, &type_rules[c->rule],
-			 type_cross_count(c));
+	cross_case_at(&type_cross, test->param_value, &c);
+	expect_typed_arg(test, &probe_kinds[c.kind], c.cmd, &type_rules[c.rule],
+			 type_cross_count(&c));
 }
 
 /*
@@ -1336,37 +1388,50 @@ static void arg_cross_build(struct cross_case *c)
 	snprintf(c->cmd, sizeof(c->cmd), "%s %s", kind->head, arg);
 }
 
-static struct cross_case method_cross = { .rules = method_rules };
-static struct cross_case err_cross = { .rules = arg_err_rules };
+static const u8 method_slots[ARRAY_SIZE(probe_kinds) * ARRAY_SIZE(method_rules)];
+static const u8 err_slots[ARRAY_SIZE(probe_kinds) * ARRAY_SIZE(arg_err_rules)];
+
+static const struct cross method_cross = {
+	.slots = method_slots, .rules = method_rules, .nr_rules = ARRAY_SIZE(method_rules),
+	.variants = 1, .valid = arg_cross_valid, .build = arg_cross_build,
+};
+
+static const struct cross err_cross = {
+	.slots = err_slots, .rules = arg_err_rules, .nr_rules = ARRAY_SIZE(arg_err_rules),
+	.variants = 1, .valid = arg_cross_valid, .build = arg_cross_build,
+};
 
 static const void *method_cross_gen(const void *prev, char *desc)
 {
-	return cross_next(&method_cross, prev, desc, ARRAY_SIZE(method_rules), 1,
-			  arg_cross_valid, arg_cross_build);
+	return cross_next(&method_cross, prev, desc);
 }
 
 static const void *err_cross_gen(const void *prev, char *desc)
 {
-	return cross_next(&err_cross, prev, desc, ARRAY_SIZE(arg_err_rules), 1,
-			  arg_cross_valid, arg_cross_build);
+	return cross_next(&err_cross, prev, desc);
 }
 
 /* An eprobe records every argument as the type written, or x64. */
 static void parse_every_method(struct kunit *test)
 {
-	const struct cross_case *c = test->param_value;
-	const struct probe_kind *kind = &probe_kinds[c->kind];
-	const char *type = kind->bit == KIND_EPROBE ? "" : method_rules[c->rule].result;
+	const struct probe_kind *kind;
+	struct cross_case c;
+	const char *type;
 
-	expect_typed_arg(test, kind, c->cmd, type_rule_of(type), 0);
+	cross_case_at(&method_cross, test->param_value, &c);
+	kind = &probe_kinds[c.kind];
+	type = kind->bit == KIND_EPROBE ? "" : method_rules[c.rule].result;
+	expect_typed_arg(test, kind, c.cmd, type_rule_of(type), 0);
 }
 
 static void parse_every_error(struct kunit *test)
 {
-	const struct cross_case *c = test->param_value;
-	const struct probe_kind *kind = &probe_kinds[c->kind];
+	const struct probe_kind *kind;
+	struct cross_case c;
 
-	expect_parse_error(test, kind->file, kind->where, c->cmd, arg_err_rules[c->rule].result);
+	cross_case_at(&err_cross, test->param_value, &c);
+	kind = &probe_kinds[c.kind];
+	expect_parse_error(test, kind->file, kind->where, c.cmd, arg_err_rules[c.rule].result);
 }
 
 static int parse_test_init(struct kunit *test)

@@ -29,10 +29,12 @@ verbs:
                     what the parser leaked (the other suites do not
                     scan, and skip nothing without it)
   run --full [GLOB]
-                    the fuzz at full size: probe_fuzz parses all
-                    100,000 strings and fires every kprobe argument
-                    accepted, uprobe_fetch fetches every uprobe one;
-                    without it a twentieth (make check: compare --full)
+                    the suites at full size (make check: compare
+                    --full): probe_fuzz parses all 100,000 strings and
+                    fires every kprobe argument accepted, uprobe_fetch
+                    fetches every uprobe one (without it a twentieth),
+                    probe_parse tries each rule on every probe kind
+                    (without it on the first it applies to)
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
@@ -74,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
                        help='boot with kmemleak on, for suites that scan for leaks '
                             '(probe_fuzz); five seconds slower to boot')
         p.add_argument('--full', action='store_true',
-                       help='the fuzz suites at full size (make check), not a twentieth; '
+                       help='the suites at full size (make check): the fuzz whole, not '
+                            'a twentieth, probe_parse\'s rules on every probe kind; '
                             'about four minutes more a build')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
@@ -177,9 +180,11 @@ def _close(outcomes: Sequence[runner.Outcome], digests: Counts = Counts()) -> in
     return 0 if all(o.ok for o in outcomes) and digests.ok else 1
 
 
-# The fuzz suites (probe_fuzz, and uprobe_fetch's fetch_fuzz on the fork)
-# run a twentieth of their strings unless told.
-FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1')
+# What the suites run at full size only when told (make check does): the
+# fuzz suites a twentieth of their strings (probe_fuzz, and uprobe_fetch's
+# fetch_fuzz on the fork), probe_parse each rule on one probe kind.
+FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1',
+               'trace_probe_parse_kunit.full=1')
 
 
 # Benchmark suites are named *_bench and skip unless their file's
