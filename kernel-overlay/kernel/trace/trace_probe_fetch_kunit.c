@@ -25,8 +25,6 @@
 #include "trace_probe_kunit.h"
 
 #define EVENT		"kfork/kf"
-#define INSTANCE	"kfork_fetch"
-#define TRACE		"instances/" INSTANCE "/trace"
 
 struct probe_fetch_obj {
 	u64 word;				/* +0 */
@@ -255,7 +253,7 @@ static const char *recorded_args(struct kunit *test)
 {
 	char *line, *end;
 
-	probe_test_read(test, TRACE);
+	probe_test_read(test, PROBE_TEST_TRACE);
 	line = strstr(probe_test_fs(test)->buf, " kf: (");
 	KUNIT_ASSERT_NOT_NULL_MSG(test, line, "no record in:\n%s", probe_test_fs(test)->buf);
 	KUNIT_EXPECT_NULL_MSG(test, strstr(line + 1, " kf: ("), "more than one record");
@@ -273,7 +271,7 @@ static void fire(struct kunit *test, const char *args, struct fetch_env *env)
 
 	KUNIT_ASSERT_EQ_MSG(test, probe_test_write(test, "kprobe_events", cmd),
 			    (ssize_t)strlen(cmd), "%s", cmd);
-	probe_test_close(probe_test_open(test, TRACE, O_WRONLY | O_TRUNC));
+	probe_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
 	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(fetch_instance, "kfork", "kf", true), 0);
 	probe_fetch_call(&env->first, -2, (unsigned long)env->ubuf, 7);
 	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(fetch_instance, "kfork", "kf", false), 0);
@@ -345,14 +343,14 @@ static int fetch_test_init(struct kunit *test)
 
 static int fetch_suite_init(struct kunit_suite *suite)
 {
-	fetch_instance = trace_array_get_by_name(INSTANCE);
+	fetch_instance = probe_test_instance_get();
 	return fetch_instance ? 0 : -ENOMEM;
 }
 
 static void fetch_suite_exit(struct kunit_suite *suite)
 {
 	trace_array_put(fetch_instance);
-	trace_array_destroy(fetch_instance);
+	fetch_instance = NULL;
 }
 
 /*

@@ -2,7 +2,7 @@
 /*
  * probe_fuzz: the probe-event argument parser against 100,000 random
  * and mutated argument strings, the same ones on every run (a fixed
- * seed); a twentieth of them unless the module parameter "full" is set
+ * seed); a fiftieth of them unless the module parameter "full" is set
  * (make check sets it).  Each string is parsed as the one argument of a fresh probe of
  * one of the probe kinds, the way that kind's file calls the parser,
  * and the probe is freed again.  The parser must not crash or trip
@@ -55,7 +55,7 @@ struct fuzz_parsed {
 
 static bool full;
 module_param(full, bool, 0444);
-MODULE_PARM_DESC(full, "parse all 100,000 strings and fire every argument accepted, not a twentieth");
+MODULE_PARM_DESC(full, "parse all 100,000 strings and fire every argument accepted, not a fiftieth");
 
 /* What parsing a run of strings saw. */
 struct fuzz_tally {
@@ -206,7 +206,7 @@ static void fuzz_parse(struct kunit *test)
  * A fix of the fork (kunit/project-behaviour): one error_log entry for
  * each refused string and none for an accepted one.  6.1 refuses $comm
  * or an immediate string with another type without an entry, and logs
- * two for some eprobe arguments: about 2% of the strings, some thirty
+ * two for some eprobe arguments: about 2% of the strings, some ten
  * in the first run's sample, which is what this case parses.
  */
 static void fuzz_one_entry_per_refusal(struct kunit *test)
@@ -230,8 +230,6 @@ static void fuzz_one_entry_per_refusal(struct kunit *test)
  * uprobe suite fires them), nor eprobes.
  */
 #define FIRE_EVENT	"kfork/fz"
-#define FIRE_INSTANCE	"kfork_fuzz"
-#define FIRE_TRACE	"instances/" FIRE_INSTANCE "/trace"
 #define FIRE_GROUP	16
 #define FIRE_KINDS	3	/* probe_kinds[0..2]: the kprobe kinds */
 
@@ -320,7 +318,7 @@ static void fire_check_record(struct kunit *test, const char *cmd, const struct 
 	char *line, *at, *next, name[8];
 	int i;
 
-	probe_test_read(test, FIRE_TRACE);
+	probe_test_read(test, PROBE_TEST_TRACE);
 	line = strstr(probe_test_fs(test)->buf, " fz: (");
 	KUNIT_ASSERT_NOT_NULL_MSG(test, line, "no record of %s", cmd);
 	KUNIT_EXPECT_NULL_MSG(test, strstr(line + 1, " fz: ("), "a second record of %s", cmd);
@@ -369,7 +367,7 @@ static bool fire_event(struct kunit *test, struct fire_run *fr, int kind,
 
 	if (probe_test_write(test, "kprobe_events", cmd) < 0)
 		return false;
-	probe_test_close(probe_test_open(test, FIRE_TRACE, O_WRONLY | O_TRUNC));
+	probe_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
 	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(fire_instance, "kfork", "fz", true), 0);
 	fuzz_call(fr->obj, (long)fr->obj->user, 0x1000, -1);
 	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(fire_instance, "kfork", "fz", false), 0);
@@ -473,7 +471,7 @@ static void fire_strings(struct kunit *test, int run, int n, struct fire_run *fr
 	int i, k;
 
 	if (!fire_instance)
-		kunit_skip(test, "no trace instance " FIRE_INSTANCE);
+		kunit_skip(test, "no trace instance " PROBE_TEST_INSTANCE);
 	fr->inside = fire_find_inside(test);
 	fr->obj = fire_object(test);
 	prandom_seed_state(&rnd, FUZZ_SEED + run);
@@ -554,14 +552,13 @@ static int fuzz_test_init(struct kunit *test)
 /* The trace instance the events are enabled in. */
 static int fuzz_suite_init(struct kunit_suite *suite)
 {
-	fire_instance = trace_array_get_by_name(FIRE_INSTANCE);
+	fire_instance = probe_test_instance_get();
 	return fire_instance ? 0 : -ENOMEM;
 }
 
 static void fuzz_suite_exit(struct kunit_suite *suite)
 {
 	trace_array_put(fire_instance);
-	trace_array_destroy(fire_instance);
 	fire_instance = NULL;
 }
 

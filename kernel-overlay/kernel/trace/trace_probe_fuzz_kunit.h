@@ -27,9 +27,9 @@
 /*
  * The full runs take minutes under TCG: make check asks for them with
  * the suites' module parameters.  Otherwise a run is its first
- * twentieth, the same strings, as the generator is drawn in order.
+ * fiftieth, the same strings, as the generator is drawn in order.
  */
-#define FUZZ_SAMPLE		20
+#define FUZZ_SAMPLE		50
 /* past MAX_ARGSTR_LEN (63), so that the parser's length check is reached */
 #define FUZZ_MAX_LEN		95
 

@@ -25,6 +25,7 @@
 #include <linux/namei.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/trace.h>
 #include <linux/uaccess.h>
 
 #define PROBE_TEST_BUF_SIZE	(32 * 1024)
@@ -301,6 +302,22 @@ static inline void probe_test_remove_file(const char *path)
 	dput(dentry);
 	inode_unlock(d_inode(parent.dentry));
 	path_put(&parent);
+}
+
+/*
+ * The trace instance the firing suites enable their events in.  Making
+ * one creates a directory for every event of the kernel, and destroying
+ * it removes them: seconds of TCG each.  So it is made by the first
+ * suite that asks, in a boot, and kept: a suite only drops its
+ * reference, and each case empties the trace before it fires and
+ * disables what it enabled.
+ */
+#define PROBE_TEST_INSTANCE	"kfork_test"
+#define PROBE_TEST_TRACE	"instances/" PROBE_TEST_INSTANCE "/trace"
+
+static inline struct trace_array *probe_test_instance_get(void)
+{
+	return trace_array_get_by_name(PROBE_TEST_INSTANCE);
 }
 
 #endif /* _KERNEL_TRACE_PROBE_KUNIT_H */

@@ -438,7 +438,7 @@ static void fetch_check_printed(struct kunit *test, struct trace_seq *seq, const
 
 static bool fuzz_full;
 module_param(fuzz_full, bool, 0444);
-MODULE_PARM_DESC(fuzz_full, "uprobe_fetch: fetch all of probe_fuzz's strings, not a twentieth");
+MODULE_PARM_DESC(fuzz_full, "uprobe_fetch: fetch all of probe_fuzz's strings, not a fiftieth");
 
 static const int fetch_fuzz_runs[FUZZ_RUNS] = { 0, 1, 2, 3 };
 

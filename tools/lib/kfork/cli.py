@@ -32,9 +32,11 @@ verbs:
                     the suites at full size (make check: compare
                     --full): probe_fuzz parses all 100,000 strings and
                     fires every kprobe argument accepted, uprobe_fetch
-                    fetches every uprobe one (without it a twentieth),
+                    fetches every uprobe one (without it a fiftieth),
                     probe_parse tries each rule on every probe kind
-                    (without it on the first it applies to)
+                    (without it on the first it applies to),
+                    hhf_classify runs three mixes, not one, and its
+                    600,000-mice marked test
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
@@ -77,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
                             '(probe_fuzz); five seconds slower to boot')
         p.add_argument('--full', action='store_true',
                        help='the suites at full size (make check): the fuzz whole, not '
-                            'a twentieth, probe_parse\'s rules on every probe kind; '
+                            'a fiftieth, probe_parse\'s rules on every probe kind; '
                             'about four minutes more a build')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
@@ -180,11 +182,13 @@ def _close(outcomes: Sequence[runner.Outcome], digests: Counts = Counts()) -> in
     return 0 if all(o.ok for o in outcomes) and digests.ok else 1
 
 
-# What the suites run at full size only when told (make check does): the
-# fuzz suites a twentieth of their strings (probe_fuzz, and uprobe_fetch's
-# fetch_fuzz on the fork), probe_parse each rule on one probe kind.
+# What the suites run at full size only when told (make check does):
+# otherwise the fuzz suites run a fiftieth of their strings (probe_fuzz,
+# and uprobe_fetch's fetch_fuzz on the fork), probe_parse each rule on one
+# probe kind, and hhf_classify runs one of its three mixes without false
+# negatives and skips its 600,000-mice marked test.
 FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1',
-               'trace_probe_parse_kunit.full=1')
+               'trace_probe_parse_kunit.full=1', 'sch_hhf_kunit.full=1')
 
 
 # Benchmark suites are named *_bench and skip unless their file's
