@@ -57,7 +57,7 @@ class CliTest(unittest.TestCase):
     def test_full_only_when_asked(self) -> None:
         self.assertEqual(cli._kernel_args(cli._parser().parse_args(['run'])), ())
         args = cli._parser().parse_args(['compare', '--full', 'probe_fuzz'])
-        self.assertEqual(cli._kernel_args(args), cli.FULL_PARAMS)
+        self.assertEqual(cli._kernel_args(args), runner.FULL_PARAMS)
 
     def test_kernel_params_name_real_module_params(self) -> None:
         """FILE.PARAM=...: FILE.c in kernel-overlay/ declares
@@ -70,7 +70,7 @@ class CliTest(unittest.TestCase):
             included = re.findall(r'^#include "(\w+_kunit\.c)"$', body, re.MULTILINE)
             return body + ''.join((path.parent / name).read_text() for name in included)
 
-        for arg in (*cli.FULL_PARAMS, *cli.BENCH_PARAMS):
+        for arg in (*runner.FULL_PARAMS, *cli.BENCH_PARAMS):
             module, param = arg.split('=', 1)[0].split('.', 1)
             with self.subTest(arg=arg):
                 self.assertIn(module, sources)

@@ -133,7 +133,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
 
 def _kernel_args(args: argparse.Namespace) -> Tuple[str, ...]:
     """What run and compare add to the kernel's command line."""
-    return FULL_PARAMS if args.full else ()
+    return runner.FULL_PARAMS if args.full else ()
 
 
 def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
@@ -182,13 +182,6 @@ def _close(outcomes: Sequence[runner.Outcome], digests: Counts = Counts()) -> in
     return 0 if all(o.ok for o in outcomes) and digests.ok else 1
 
 
-# What the suites run at full size only when told (make check does):
-# otherwise the fuzz suites run a fiftieth of their strings (probe_fuzz,
-# and uprobe_fetch's fetch_fuzz on the fork), probe_parse each rule on one
-# probe kind, and hhf_classify runs one of its three mixes without false
-# negatives and skips its 600,000-mice marked test.
-FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1',
-               'trace_probe_parse_kunit.full=1', 'sch_hhf_kunit.full=1')
 
 
 # Benchmark suites are named *_bench and skip unless their file's

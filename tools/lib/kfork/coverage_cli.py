@@ -71,7 +71,7 @@ def _build(variants: Sequence[str], paths: Sequence[str]) -> Dict[str, Path]:
     for variant in variants:
         tree.sync(src, tree.default_overlay(), variant)
         spec = session.spec(work, src, version, coverage.build_name(variant),
-                            fragments=[coverage.FRAGMENT],
+                            kunitconfig=coverage.KUNITCONFIG,
                             make_options=coverage.make_options(paths))
         images[variant] = runner.build_kernel(spec, work, variant)
     return images
@@ -83,7 +83,8 @@ def _boot(images: Dict[str, Path], timeout: int) -> Dict[str, vm.GuestRun]:
 
     def one(variant: str) -> Callable[[], vm.GuestRun]:
         return lambda: vm.boot(images[variant], _run_folder(work, variant), variant,
-                               command, project_root(), timeout, stream=False, kunit=True)
+                               command, project_root(), timeout, stream=False, kunit=True,
+                               kernel_args=runner.FULL_PARAMS)
 
     say(f'booting {" and ".join(images)} at once with the KUnit suites on; consoles in '
         f'{", ".join(str(_run_folder(work, v) / "console.log") for v in images)} '

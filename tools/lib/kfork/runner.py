@@ -22,6 +22,14 @@ from . import logscan
 from .counts import Counts, total
 from .common import UPSTREAM_IMPL, ToolError, WorkArea, say
 
+# What the suites run at full size only when told (make check and the
+# coverage boots do): otherwise the fuzz suites run a fiftieth of their
+# strings (probe_fuzz, and uprobe_fetch's fetch_fuzz on the fork),
+# probe_parse each rule on one probe kind, and hhf_classify one of its
+# three mixes without false negatives, skipping its 600,000-mice marked test.
+FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1',
+               'trace_probe_parse_kunit.full=1', 'sch_hhf_kunit.full=1')
+
 # kunit.py's KernelCI statuses; a crash is reported as ERROR.
 PASS, FAIL, SKIP, ERROR = 'PASS', 'FAIL', 'SKIP', 'ERROR'
 _INCLUDE = re.compile(r'^#\s*include:\s*(\S+)\s*$')

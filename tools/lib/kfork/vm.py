@@ -89,7 +89,7 @@ def kernel_hz(image: Path) -> str:
 
 def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
               kmemleak: bool = False, memory_mb: int = 1024,
-              kunit: bool = False) -> List[str]:
+              kunit: bool = False, kernel_args: Sequence[str] = ()) -> List[str]:
     """QEMU for a guest: q35 (its ACPI routes the virtio interrupts in
     a second, i440fx's took 20 s here), TCG, no network card. kmemleak
     only when asked for: tracking every allocation doubles boot time
@@ -97,7 +97,8 @@ def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
     host folders the guest must see although they are under /tmp.
     kunit: run the built-in KUnit suites before init (a coverage run
     wants them in the same boot as the guest tests), with a log buffer
-    that holds all of their output."""
+    that holds all of their output. kernel_args: more of the kernel's
+    command line, such as the suites' module parameters."""
     for path in (folder, *keep):
         if any(c.isspace() for c in str(path)):
             raise ToolError(f'{path}: a path with white space cannot go on the '
@@ -111,6 +112,7 @@ def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
         f'init={GUEST_INIT}', f'kfork_out={folder}', f'kfork_variant={variant}',
         f'kfork_hz={kernel_hz(image)}',
         f'kfork_keep={":".join(str(p) for p in keep)}',
+        *kernel_args,
     ])
     return ['qemu-system-x86_64', '-machine', 'q35', '-accel', 'tcg', '-nodefaults',
             '-nographic', '-no-reboot', '-m', str(memory_mb), '-bios', 'qboot.rom',
@@ -133,7 +135,7 @@ def _keep(cwd: Path) -> List[Path]:
 
 def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: Path,
          timeout: int, stream: bool = True, kmemleak: bool = False,
-         kunit: bool = False) -> GuestRun:
+         kunit: bool = False, kernel_args: Sequence[str] = ()) -> GuestRun:
     """Boot, run command in cwd, stream the console (unless several
     guests run at once); judge the result."""
     if folder.exists():
@@ -143,7 +145,8 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
     run = GuestRun(variant, folder)
     console = folder / 'console.log'
     start = time.monotonic()
-    argv = qemu_argv(image, folder, variant, _keep(cwd), kmemleak, kunit=kunit)
+    argv = qemu_argv(image, folder, variant, _keep(cwd), kmemleak, kunit=kunit,
+                     kernel_args=kernel_args)
     with open(console, 'w', encoding='utf-8') as log, \
             subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True,
