@@ -1,11 +1,13 @@
 # The fork's entry points. `make check` is the test command of README.md.
 
-.PHONY: check check-tools checkpatch kunit compare guest coverage patches help
+.PHONY: check check-tools checkpatch kunit compare guest coverage measure patches help
 
 help:
 	@echo "make check        tools checks, checkpatch, KUnit and guest tests on the fork and on upstream's implementation"
 	@echo "make guest        ./tools/vm compare (guest tests on both builds, a table)"
 	@echo "make coverage     ./tools/coverage run (gcov of kernel-overlay/ under the tests, both builds)"
+	@echo "make measure SECTION=NAME"
+	@echo "                  ./tools/measure NAME (regenerate a section of MEASUREMENTS.md; without SECTION, list them)"
 	@echo "make kunit        ./tools/kunit run (the fork only)"
 	@echo "make compare      ./tools/kunit compare (both variants, a table)"
 	@echo "make checkpatch   the tree's checkpatch.pl --strict on kernel-overlay/ and patches/"
@@ -24,6 +26,11 @@ guest:
 # and boot take about half an hour (CONTRIBUTING.md).
 coverage:
 	./tools/coverage run
+
+# Not part of check either: each section of MEASUREMENTS.md runs builds,
+# boots or make check itself (./tools/measure --list).
+measure:
+	./tools/measure $(if $(SECTION),$(SECTION),--list)
 
 check-tools:
 	./ci/check-tools

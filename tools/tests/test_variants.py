@@ -16,7 +16,7 @@ class VariantsTest(unittest.TestCase):
     def test_names_are_spelled_in_common_only(self) -> None:
         root = project_root()
         sources = [*sorted((root / 'tools/lib/kfork').glob('*.py')),
-                   *(root / 'tools' / name for name in ('kunit', 'vm', 'coverage'))]
+                   *(root / 'tools' / name for name in ('kunit', 'vm', 'coverage', 'measure'))]
         for path in sources:
             if path.name == 'common.py':
                 continue

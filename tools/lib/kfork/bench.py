@@ -8,6 +8,7 @@ programs) differ only in how one boot measures; both print figures as
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence
 
 from .common import COLUMNS, FORK, UPSTREAM_IMPL, ToolError, say
@@ -41,11 +42,21 @@ def _ratio(fork: float, upstream: float) -> str:
     return f'{fork / upstream:.2f}' if upstream else '-'
 
 
-def table(figures: Figures) -> List[str]:
-    """figure | upstream-impl | fork (each the best of its boots) | their
-    ratio | the lowest and highest ratio of one boot's pair."""
-    lines = [f'{"figure (best of the boots)":<32} '
-             + ''.join(f'{v:>14} ' for v in COLUMNS) + f'{"ratio":>7} {"per boot":>11}']
+@dataclass(frozen=True)
+class Row:
+    """One figure of both builds: each the best of its boots, their
+    ratio and the lowest and highest ratio of one boot's pair."""
+
+    key: str
+    upstream: float
+    fork: float
+    ratio: str
+    spread: str
+
+
+def rows(figures: Figures) -> List[Row]:
+    """The figures, by key; what table() prints and tools/measure records."""
+    out = []
     for key in sorted(figures):
         up = figures[key].get(UPSTREAM_IMPL, [])
         fork = figures[key].get(FORK, [])
@@ -53,8 +64,21 @@ def table(figures: Figures) -> List[str]:
         best_fork = min(fork, default=float('nan'))
         pairs = sorted(f / u for f, u in zip(fork, up) if u)
         spread = f'{pairs[0]:.2f}-{pairs[-1]:.2f}' if pairs else '-'
-        lines.append(f'{key:<32} {best_up:>14g} {best_fork:>14g} '
-                     f'{_ratio(best_fork, best_up):>7} {spread:>11}')
-    lines.append(f'bench: ratio is {FORK} / {UPSTREAM_IMPL}; under 1.00 the fork is faster '
-                 'or smaller; per boot: the range of the ratios of the same boot\'s pair')
+        out.append(Row(key, best_up, best_fork, _ratio(best_fork, best_up), spread))
+    return out
+
+
+RATIO_NOTE = (f'ratio is {FORK} / {UPSTREAM_IMPL}; under 1.00 the fork is faster '
+              'or smaller; per boot: the range of the ratios of the same boot\'s pair')
+
+
+def table(figures: Figures) -> List[str]:
+    """figure | upstream-impl | fork (each the best of its boots) | their
+    ratio | the lowest and highest ratio of one boot's pair."""
+    lines = [f'{"figure (best of the boots)":<32} '
+             + ''.join(f'{v:>14} ' for v in COLUMNS) + f'{"ratio":>7} {"per boot":>11}']
+    for row in rows(figures):
+        lines.append(f'{row.key:<32} {row.upstream:>14g} {row.fork:>14g} '
+                     f'{row.ratio:>7} {row.spread:>11}')
+    lines.append(f'bench: {RATIO_NOTE}')
     return lines

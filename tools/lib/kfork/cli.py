@@ -191,8 +191,9 @@ BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1',
                 'trace_probe_fuzz_kunit.bench=1', 'trace_probe_fetch_kunit.bench=1')
 
 
-def _bench(boots: int, timeout: int, glob: str) -> int:
-    """Build both variants, then boot them in turn (bench.best_of_boots)."""
+def bench_figures(boots: int, timeout: int, glob: str) -> bench.Figures:
+    """Build both variants, then boot them in turn (bench.best_of_boots):
+    tools/kunit bench's figures, which tools/measure also records."""
     work, src, version = session.prepare()
     specs = {}
     for variant in VARIANTS:
@@ -211,7 +212,11 @@ def _bench(boots: int, timeout: int, glob: str) -> int:
         log = (spec.build_dir / 'test.log').read_text(errors='replace')
         return runner.tagged(log, bench.TAG)
 
-    for line in bench.table(bench.best_of_boots(boots, list(specs), measure)):
+    return bench.best_of_boots(boots, list(specs), measure)
+
+
+def _bench(boots: int, timeout: int, glob: str) -> int:
+    for line in bench.table(bench_figures(boots, timeout, glob)):
         print(line)
     return 0
 

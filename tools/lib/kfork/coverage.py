@@ -248,6 +248,34 @@ class Measured:
         return measured
 
 
+# The report's figures as JSON, beside coverage.md: variant -> test set
+# -> tree path -> kind -> [executed, total]. tools/measure reads it.
+SUMMARY = 'coverage.json'
+
+Summary = Dict[str, Dict[str, Dict[str, Figures]]]
+
+
+def summary_json(data: Sequence[VariantData]) -> str:
+    return json.dumps({d.variant: {name: {p: {k: list(f.counts[k]) for k in KINDS}
+                                          for p, f in files.items()}
+                                   for name, files in d.sets.items()} for d in data},
+                      indent=1) + '\n'
+
+
+def read_summary(text: str) -> Summary:
+    """The inverse of summary_json (without the reasons); ValueError on
+    anything else."""
+    try:
+        raw: Any = json.loads(text)
+        return {str(variant): {str(name): {str(path): Figures(
+                    {k: (int(counts[k][0]), int(counts[k][1])) for k in KINDS})
+                    for path, counts in files.items()}
+                for name, files in sets.items()}
+                for variant, sets in raw.items()}
+    except (KeyError, TypeError, IndexError, AttributeError) as err:
+        raise ValueError(f'not a coverage summary: {err!r}') from err
+
+
 def table(data: Sequence[VariantData], paths: Sequence[str]) -> List[str]:
     """A Markdown table: a row per file and test set, a column per
     variant and kind; then a line for each file without data."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -183,9 +182,7 @@ def _report(variants: Sequence[str], out: Path,
         lines += ['', *NOTES.read_text().splitlines()]
     out.mkdir(parents=True, exist_ok=True)
     (out / 'coverage.md').write_text('\n'.join(lines) + '\n')
-    (out / 'coverage.json').write_text(json.dumps(
-        {d.variant: {name: {p: f.counts for p, f in files.items()}
-                     for name, files in d.sets.items()} for d in data}, indent=1) + '\n')
+    (out / coverage.SUMMARY).write_text(coverage.summary_json(data))
     print('\n'.join(lines))
     say(f'report: {out / "coverage.md"}; HTML: {", ".join(str(m.html) for m in measured)}')
     return runs

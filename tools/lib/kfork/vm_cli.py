@@ -244,8 +244,9 @@ def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
     return 0
 
 
-def _bench(boots: int, calls: int, timeout: int) -> int:
-    """kfork.guest_bench in a guest of each build, booted in turn."""
+def bench_figures(boots: int, calls: int, timeout: int) -> bench.Figures:
+    """kfork.guest_bench in a guest of each build, booted in turn:
+    tools/vm bench's figures, which tools/measure also records."""
     deps.ensure(GUEST_TEST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'gcc', 'nm', 'readelf'])
     images = {v: kernel_image(v, True) for v in VARIANTS}
@@ -260,7 +261,11 @@ def _bench(boots: int, calls: int, timeout: int) -> int:
                             f'(console: {folder / "console.log"})')
         return runner.tagged((folder / 'console.log').read_text(errors='replace'), bench.TAG)
 
-    for line in bench.table(bench.best_of_boots(boots, list(images), measure)):
+    return bench.best_of_boots(boots, list(images), measure)
+
+
+def _bench(boots: int, calls: int, timeout: int) -> int:
+    for line in bench.table(bench_figures(boots, calls, timeout)):
         print(line)
     return 0
 
