@@ -23,7 +23,7 @@ guest:
 	./tools/vm compare
 
 # Not part of check: coverage is measured, not asserted, and its builds
-# and boot take about half an hour (CONTRIBUTING.md).
+# and boots take tens of minutes (MEASUREMENTS.md).
 coverage:
 	./tools/coverage run
 

@@ -96,6 +96,15 @@ class RegistryTest(unittest.TestCase):
         self.assertEqual(len(names), len(set(names)))
         self.assertLessEqual({'loop', 'kunit-bench', 'vm-bench', 'coverage'}, set(names))
 
+    def test_the_file_holds_every_section(self) -> None:
+        text = measure.MEASUREMENTS.read_text()
+        self.assertEqual(sorted(measure.sections_in(text)),
+                         sorted(s.name for s in measure.SECTIONS))
+        for s in measure.SECTIONS:
+            self.assertEqual(measure.splice(text, s.name, text.splitlines()[
+                text.splitlines().index(measure.begin(s.name)) + 1:
+                text.splitlines().index(measure.end(s.name))]), text)
+
     def test_loop_commands_are_the_project_entries(self) -> None:
         for argv, what in measure.LOOP:
             with self.subTest(argv=argv):
