@@ -44,6 +44,12 @@ static const char *compile_kind_name(unsigned int flags)
 	return "?";
 }
 
+/* A case's name: the probe kind, then the body. */
+static void compile_describe(unsigned int flags, const char *body, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", compile_kind_name(flags), body);
+}
+
 /* The instructions a row expects, by what each one carries. */
 #define I_REG(r)	{ .op = FETCH_OP_REG, .param = offsetof(struct pt_regs, r) }
 #define I_STACK(n)	{ .op = FETCH_OP_STACK, .param = (n) }
@@ -280,7 +286,7 @@ static const struct compile_program compile_programs[] = {
 
 static void compile_program_desc(const struct compile_program *row, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", compile_kind_name(row->flags), row->body);
+	compile_describe(row->flags, row->body, desc);
 }
 
 KUNIT_ARRAY_PARAM(compile_programs, compile_programs, compile_program_desc);
@@ -434,7 +440,7 @@ static const struct compile_failure compile_failures[] = {
 
 static void compile_failure_desc(const struct compile_failure *row, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s", compile_kind_name(row->flags), row->body);
+	compile_describe(row->flags, row->body, desc);
 }
 
 KUNIT_ARRAY_PARAM(compile_failures, compile_failures, compile_failure_desc);
@@ -565,8 +571,7 @@ static const void *compile_pairs_gen(const void *prev, char *desc)
 	if (pair >= compile_pairs + ARRAY_SIZE(compile_pairs))
 		return NULL;
 	compile_pair_body(pair, body);
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s",
-		 compile_kind_name(compile_pair_method(pair)->flags), body);
+	compile_describe(compile_pair_method(pair)->flags, body, desc);
 	return pair;
 }
 
