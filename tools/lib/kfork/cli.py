@@ -73,14 +73,15 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument('--jobs', type=int, default=None, help='make jobs (default: nproc)')
         p.add_argument('--timeout', type=int, default=600,
                        help='seconds the tests may run in QEMU (default: 600; all '
-                       'suites take about 5 minutes on 2 TCG cores)')
+                       'suites take about a minute on 2 TCG cores, six with --full)')
         p.add_argument('--kmemleak', action='store_true',
                        help='boot with kmemleak on, for suites that scan for leaks '
                             '(probe_fuzz); five seconds slower to boot')
         p.add_argument('--full', action='store_true',
                        help='the suites at full size (make check): the fuzz whole, not '
-                            'a fiftieth, probe_parse\'s rules on every probe kind; '
-                            'about four minutes more a build')
+                            'a fiftieth, probe_parse\'s rules on every probe kind, '
+                            'hhf_classify\'s every mix and marked test; about five '
+                            'minutes more a build')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
     suites(run)

@@ -25,10 +25,12 @@ from .common import UPSTREAM_IMPL, ToolError, WorkArea, say
 # What the suites run at full size only when told (make check and the
 # coverage boots do): otherwise the fuzz suites run a fiftieth of their
 # strings (probe_fuzz, and uprobe_fetch's fetch_fuzz on the fork),
-# probe_parse each rule on one probe kind, and hhf_classify one of its
-# three mixes without false negatives, skipping its 600,000-mice marked test.
+# probe_parse each rule on one probe kind, hhf_classify one of its three
+# mixes without false negatives, skipping its 600,000-mice marked test,
+# and pie_qdisc and fq_pie_qdisc the first of their differential runs.
 FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1',
-               'trace_probe_parse_kunit.full=1', 'sch_hhf_kunit.full=1')
+               'trace_probe_parse_kunit.full=1', 'sch_hhf_kunit.full=1',
+               'sch_pie_qdisc_kunit.full=1')
 
 # kunit.py's KernelCI statuses; a crash is reported as ERROR.
 PASS, FAIL, SKIP, ERROR = 'PASS', 'FAIL', 'SKIP', 'ERROR'
