@@ -1,8 +1,7 @@
 """Line, branch and function coverage of the overlay's files.
 
 Each variant has a build of its own (build/VERSION/coverage-VARIANT):
-kunit/coverage.kunitconfig (the usual set without the checkers, plus
-kunit/coverage.config), and gcov on the
+the usual kunitconfig plus kunit/coverage.config, and gcov on the
 overlay's .c files only, named on make's command line
 (GCOV_PROFILE_<file>.o=y, which kbuild reads in every folder). One boot
 per variant runs the KUnit suites before init and the guest suites
@@ -40,8 +39,7 @@ TEST_SETS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ('upstream selftests', ('selftests',)),
 )
 MAKE_CHECK = TEST_SETS[0][0]
-# The default set without the checkers (see the file), with gcov.
-KUNITCONFIG = project_root() / 'kunit' / 'coverage.kunitconfig'
+FRAGMENT = project_root() / 'kunit' / 'coverage.config'
 # The issue's bar, for the make check set on the fork. Reported, not
 # asserted: coverage is measured.
 BAR = {'line': 90.0, 'branch': 80.0}
