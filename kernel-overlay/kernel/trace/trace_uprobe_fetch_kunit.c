@@ -450,11 +450,38 @@ static void fetch_fuzz_run_desc(const int *run, char *desc)
 KUNIT_ARRAY_PARAM(fetch_fuzz_run, fetch_fuzz_runs, fetch_fuzz_run_desc);
 
 /*
+ * The hit again the fast way, with page faults off, as a uprobe hit
+ * first tries it: the suite's pages are all present, so it must store
+ * exactly what the sleeping way stored (SLOW bytes in the buffer), or
+ * miss (-EFAULT) where a read faults, for the hit to go the sleeping
+ * way.  True if it missed.
+ */
+static bool fetch_fast_agrees(struct kunit *test, int slow, const char *arg)
+{
+	struct fetch_env *env = fetch_env(test);
+	struct uprobe_fetch_area *area;
+	bool same;
+	int len;
+
+	preempt_disable();
+	area = this_cpu_ptr(uprobe_fetch_areas);
+	len = uprobe_fetch_fast(env->tu, &env->hit, area);
+	same = len == slow && !memcmp(area->fast, env->buf, slow);
+	preempt_enable();
+	if (len == -EFAULT)
+		return true;
+	KUNIT_EXPECT_TRUE_MSG(test, same, "%s: %d bytes the fast way, %d the sleeping way%s",
+			      arg, len, slow, len == slow ? ", not the same" : "");
+	return false;
+}
+
+/*
  * probe_fuzz's strings, the same ones (its generator, seeds and sample,
  * from trace_probe_fuzz_kunit.h): each that a uprobe kind accepts is
  * defined alone on the event, fetched on this suite's registers and
  * memory as a hit would, and printed as the trace file prints it:
- * one well-formed field and no checker report.  probe_fuzz itself
+ * one well-formed field and no checker report; then fetched the fast
+ * way, which must agree or miss.  probe_fuzz itself
  * fires what the kprobe kinds accept; a kthread has no user code a
  * real uprobe could hit.
  */
@@ -463,28 +490,38 @@ static void fetch_fuzz(struct kunit *test)
 	struct trace_seq *seq = kunit_kmalloc(test, sizeof(*seq), GFP_KERNEL);
 	struct trace_uprobe *tu = fetch_env(test)->tu;
 	const int *run = test->param_value;
+	unsigned int fired = 0, missed = 0;
 	const struct probe_kind *kind;
-	unsigned int fired = 0;
 	struct rnd_state rnd;
 	struct fuzz_str s;
-	int i;
+	int i, len;
 
 	KUNIT_ASSERT_NOT_NULL(test, seq);
+	mutex_lock(&event_mutex);
+	KUNIT_ASSERT_EQ(test, uprobe_fetch_areas_get(), 0);
+	mutex_unlock(&event_mutex);
 	prandom_seed_state(&rnd, FUZZ_SEED + *run);
 	for (i = 0; i < fuzz_run_length(fuzz_full); i++) {
 		kind = fuzz_draw(&s, &rnd);
 		if (strcmp(kind->subsystem, "trace_uprobe"))
 			continue;
 		if (!fetch_parse(test, kind, s.buf)) {
-			fetch_hit(test);
+			len = fetch_hit(test);
 			fetch_check_printed(test, seq, s.buf);
+			missed += fetch_fast_agrees(test, len, s.buf);
 			fired++;
 		}
 		fetch_forget_args(tu);
 		cond_resched();
 	}
-	kunit_info(test, "%u accepted uprobe arguments fetched and printed\n", fired);
-	KUNIT_EXPECT_GT(test, fired, 0U);
+	mutex_lock(&event_mutex);
+	uprobe_fetch_areas_put();
+	mutex_unlock(&event_mutex);
+	kunit_info(test, "%u accepted uprobe arguments fetched and printed, %u missed the fast way\n",
+		   fired, missed);
+	/* both ways of the fast fetch were taken: it agreed, and it missed */
+	KUNIT_EXPECT_GT(test, fired - missed, 0U);
+	KUNIT_EXPECT_GT(test, missed, 0U);
 }
 
 /*
