@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from .counts import Counts, close, total
+from .counts import read as read_counts
 
 NAME = 'check'
 
@@ -45,14 +46,7 @@ def read_stages(folder: Path) -> List[Stage]:
     for status_file in sorted(folder.glob('*.status'), key=lambda p: int(p.stem)):
         text = status_file.read_text().strip()
         status = int(text) if text.isdigit() else 1
-        counts_file = status_file.with_suffix('.json')
-        counts = None
-        if counts_file.is_file():
-            try:
-                counts = Counts.from_json(counts_file.read_text())
-            except ValueError:
-                counts = None
-        stages.append(Stage(status, counts))
+        stages.append(Stage(status, read_counts(status_file.with_suffix('.json'))))
     return stages
 
 

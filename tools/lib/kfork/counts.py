@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Dict, Iterable, Mapping
+from typing import Dict, Iterable, Mapping, Optional
 
 # Where a tool writes its counts at the end, when set (ci/check sets it).
 COUNTS_ENV = 'KFORK_COUNTS'
@@ -75,6 +75,15 @@ class Counts:
     def from_json(cls, text: str) -> 'Counts':
         """The inverse of to_json; ValueError on anything else."""
         return cls.from_dict(json.loads(text))
+
+
+def read(path: Path) -> Optional[Counts]:
+    """The counts a tool wrote to PATH ($KFORK_COUNTS); None when it
+    wrote none or something else is there."""
+    try:
+        return Counts.from_json(path.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def total(counts: Iterable[Counts]) -> Counts:

@@ -29,6 +29,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from . import bench, cli, coverage, coverage_cli, vm_cli
 from .common import COLUMNS, Parser, ToolError, guard, project_root, say
 from .counts import COUNTS_ENV, Counts
+from .counts import read as read_counts
 
 MEASUREMENTS = project_root() / 'MEASUREMENTS.md'
 
@@ -78,12 +79,7 @@ class Runner:
             start = self.clock()
             status = subprocess.run(list(argv), cwd=self.root, env=env, check=False).returncode
             seconds = self.clock() - start
-            counts = None
-            if counts_file.is_file():
-                try:
-                    counts = Counts.from_json(counts_file.read_text())
-                except ValueError:
-                    counts = None
+            counts = read_counts(counts_file)
         return Result(seconds, status, counts)
 
     def kunit_bench(self, boots: int, glob: str) -> Tuple[bench.Figures, float]:
