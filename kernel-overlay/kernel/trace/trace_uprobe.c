@@ -134,19 +134,32 @@ struct uprobe_fetch_area {
 static struct uprobe_fetch_area __percpu *uprobe_fetch_areas;
 static unsigned int uprobe_fetch_users;
 
+/*
+ * The fetch interpreter of trace_probe_tmpl.h is inlined at each place
+ * that runs a program, and would inline every read into each of its
+ * instructions with it.  The reads of user memory are kept out of line
+ * instead, each in one place: the copy, the miss of the fast way, the
+ * $comm token.
+ */
+
 /* A read of user memory failed: in the fast way, maybe only a page out. */
-static nokprobe_inline void uprobe_read_failed(void)
+static void uprobe_read_failed(void)
 {
 	if (pagefault_disabled())
 		this_cpu_ptr(uprobe_fetch_areas)->missed = true;
 }
 
-static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+static noinline int uprobe_copy_from_user(void *dest, const void __user *src, size_t size)
 {
-	if (likely(!copy_from_user(dest, (void __user __force *)src, size)))
+	if (likely(!copy_from_user(dest, src, size)))
 		return 0;
 	uprobe_read_failed();
 	return -EFAULT;
+}
+
+static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+{
+	return uprobe_copy_from_user(dest, (const void __user __force *)src, size);
 }
 
 /* A uprobe's memory is all user memory: +u is the same dereference. */
@@ -160,7 +173,7 @@ static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t siz
  * strings, the two a uprobe has that are not user memory.  Without
  * DEST, the bytes it needs with its NUL.
  */
-static nokprobe_inline int uprobe_store_kernel_string(const char *text, void *dest, void *base)
+static int uprobe_store_kernel_string(const char *text, void *dest, void *base)
 {
 	int len = strlen(text), room;
 	char *to;
@@ -179,7 +192,7 @@ static nokprobe_inline int uprobe_store_kernel_string(const char *text, void *de
 }
 
 /* The bytes the string at ADDR takes with its NUL; 0 if unreadable or too long. */
-static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+static noinline int uprobe_user_strlen(unsigned long addr)
 {
 	long len;
 
@@ -191,17 +204,12 @@ static nokprobe_inline int fetch_store_strlen(unsigned long addr)
 	return len > MAX_STRING_SIZE ? 0 : len;
 }
 
-static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
-{
-	return fetch_store_strlen(addr);
-}
-
 /*
  * Copy the user string at ADDR where the data_loc at DEST points, cut
  * to the room the data_loc gives, and set the data_loc to what it took
  * (0 bytes for a fault, shown as "(fault)").
  */
-static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, void *base)
+static noinline int uprobe_store_user_string(unsigned long addr, void *dest, void *base)
 {
 	int room = get_loc_len(*(u32 *)dest);
 	char *to = get_loc_data(dest, base);
@@ -224,9 +232,25 @@ static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, vo
 	return len + 1;
 }
 
+/* A uprobe's strings are all user strings, with or without +u or ustring. */
+static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+{
+	return uprobe_user_strlen(addr);
+}
+
+static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
+{
+	return uprobe_user_strlen(addr);
+}
+
+static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, void *base)
+{
+	return uprobe_store_user_string(addr, dest, base);
+}
+
 static nokprobe_inline int fetch_store_string_user(unsigned long addr, void *dest, void *base)
 {
-	return fetch_store_string(addr, dest, base);
+	return uprobe_store_user_string(addr, dest, base);
 }
 
 /* Entry N of the user stack, or 0 if it cannot be read. */
@@ -240,11 +264,7 @@ static unsigned long uprobe_stack_entry(struct pt_regs *regs, unsigned int n)
 #else
 	slot += n;
 #endif
-	if (copy_from_user(&val, slot, sizeof(val))) {
-		uprobe_read_failed();
-		return 0;
-	}
-	return val;
+	return uprobe_copy_from_user(&val, slot, sizeof(val)) ? 0 : val;
 }
 
 #ifdef CONFIG_X86_64
