@@ -287,6 +287,128 @@ static void fetch_strings(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, (int)(fetch_env(test)->tu->tp.size + strlen(want) + 1));
 }
 
+/*
+ * A read of the unmapped page after the memory (bx points there) from
+ * each instruction that reads user memory, at each store size: the
+ * sleeping way records the fault value, 0 in each of SIZE bytes of a
+ * number field or "(fault)" in each of STRINGS string fields, over a
+ * buffer filled with 0xa5 first; the fast way misses, so that a hit
+ * goes the sleeping way rather than record a page merely not present.
+ */
+struct fetch_fault_case {
+	const char *arg;
+	unsigned long at;
+	unsigned int size;
+	unsigned int strings;
+};
+
+/*
+ * The hole is 8192 bytes from the memory's start, the file base of
+ * "@+", and 992 words above the stack pointer at FETCH_STACK.
+ */
+static_assert(FETCH_MAPPED == 8192 && FETCH_MAPPED - FETCH_STACK == 992 * sizeof(long));
+
+static const struct fetch_fault_case fetch_fault_cases[] = {
+	{ "+0(%%bx):u8", 0, 1 },
+	{ "+0(%%bx):s16", 0, 2 },
+	{ "+0(%%bx):x32", 0, 4 },
+	{ "+0(%%bx):u64", 0, 8 },
+	{ "+u0(%%bx):u8", 0, 1 },
+	{ "+u0(%%bx):u16", 0, 2 },
+	{ "+u0(%%bx):u32", 0, 4 },
+	{ "+u0(%%bx):u64", 0, 8 },
+	{ "+0(%%bx):b4@4/32", 0, 4 },
+	{ "+0(%%bx):u32[4]", 0, 16 },
+	/* the dereference faults, before the store */
+	{ "+0(+0(%%bx)):u32", 0, 4 },
+	{ "+u0(+u0(%%bx)):u64", 0, 8 },
+	{ "+0(+0(%%bx)):u16[3]", 0, 6 },
+	{ "+0(+0(%%bx)):b3@1/8", 0, 1 },
+	{ "@%#lx:u64", FETCH_MAPPED, 8 },
+	{ "@+8192:u16", 0, 2 },
+	{ "$stack992", 0, 8 },
+	{ "$stack992:u8", 0, 1 },
+	/* entry 998 - 6 above the return address: $stack992 */
+	{ "$arg998", 0, 8 },
+	{ "$arg998:s32", 0, 4 },
+	{ "+0(%%bx):string", 0, 0, 1 },
+	{ "+0(%%bx):ustring", 0, 0, 1 },
+	{ "+u0(%%bx):string", 0, 0, 1 },
+	{ "@%#lx:string", FETCH_MAPPED, 0, 1 },
+	{ "+0(+0(%%bx)):string", 0, 0, 1 },
+	{ "+0(+0(%%bx)):string[3]", 0, 0, 3 },
+	{ "+0($stack992):string", 0, 0, 1 },
+};
+
+static void fetch_fault_case_desc(const struct fetch_fault_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, c->arg, c->at);
+}
+
+KUNIT_ARRAY_PARAM(fetch_fault, fetch_fault_cases, fetch_fault_case_desc);
+
+/* The fast way with page faults off, into the CPU's area: its length. */
+static int fetch_hit_fast(struct kunit *test)
+{
+	struct fetch_env *env = fetch_env(test);
+	int len;
+
+	mutex_lock(&event_mutex);
+	KUNIT_ASSERT_EQ(test, uprobe_fetch_areas_get(), 0);
+	mutex_unlock(&event_mutex);
+	preempt_disable();
+	len = uprobe_fetch_fast(env->tu, &env->hit, this_cpu_ptr(uprobe_fetch_areas));
+	preempt_enable();
+	mutex_lock(&event_mutex);
+	uprobe_fetch_areas_put();
+	mutex_unlock(&event_mutex);
+	return len;
+}
+
+static void fetch_faults(struct kunit *test)
+{
+	const struct fetch_fault_case *c = test->param_value;
+	struct fetch_env *env = fetch_env(test);
+	const u8 *field;
+	unsigned int i;
+
+	fetch_define_one(test, c->arg, c->at);
+	memset(env->buf, 0xa5, UPROBE_ARGS_MAX);
+	fetch_hit(test);
+	field = env->buf + env->tu->tp.args[0].offset;
+	for (i = 0; i < c->size; i++)
+		KUNIT_EXPECT_EQ_MSG(test, field[i], 0, "byte %u", i);
+	for (i = 0; i < c->strings; i++) {
+		u32 loc = ((u32 *)field)[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, get_loc_len(loc), 0U, "string %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, fetch_hit_fast(test), -EFAULT);
+}
+
+/*
+ * An array of strings whose pointers run into the hole: the first, at
+ * 0x1ff8 (FETCH_MAPPED - 8, the word before the hole), points at
+ * "hello"; reading the second faults, and its string alone shows
+ * "(fault)".
+ */
+static void fetch_string_array_into_hole(struct kunit *test)
+{
+	struct fetch_env *env = fetch_env(test);
+	const char *got;
+
+	fetch_put_u64(test, FETCH_MAPPED - 8, fetch_umem(test) + FETCH_HELLO);
+	fetch_define_one(test, "+0x1ff8(%%di):string[2]", 0);
+	memset(env->buf, 0xa5, UPROBE_ARGS_MAX);
+	KUNIT_EXPECT_EQ(test, fetch_hit(test), (int)(env->tu->tp.size + sizeof("hello")));
+	got = fetch_string(test, 0);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_STREQ(test, got, "hello");
+	KUNIT_EXPECT_EQ(test, get_loc_len(((u32 *)(env->buf + env->tu->tp.args[0].offset))[1]),
+			0U);
+	KUNIT_EXPECT_EQ(test, fetch_hit_fast(test), -EFAULT);
+}
+
 /* An array: "+0x200(%di):u32[4]" holds the four numbers, in order. */
 static void fetch_array(struct kunit *test)
 {
@@ -551,6 +673,7 @@ static int fetch_test_init(struct kunit *test)
 
 	env->regs.di = addr;
 	env->regs.si = FETCH_SI;
+	env->regs.bx = addr + FETCH_MAPPED;
 	env->regs.dx = 3;
 	env->regs.cx = -2UL;
 	env->regs.r8 = 8;
@@ -574,6 +697,8 @@ static void fetch_test_exit(struct kunit *test)
 static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(fetch_values, fetch_value_gen_params),
 	KUNIT_CASE_PARAM(fetch_strings, fetch_string_gen_params),
+	KUNIT_CASE_PARAM(fetch_faults, fetch_fault_gen_params),
+	KUNIT_CASE(fetch_string_array_into_hole),
 	KUNIT_CASE(fetch_array),
 	KUNIT_CASE(fetch_retval),
 	KUNIT_CASE(fetch_strings_stay_in_buffer),
