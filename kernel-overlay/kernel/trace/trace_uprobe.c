@@ -338,8 +338,6 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, vo
 	return process_fetch_insn_bottom(code + 1, val, dest, base);
 }
 
-NOKPROBE_SYMBOL(process_fetch_insn)
-
 /*
  * Fetch TU's arguments for HIT into BUF, laid out as they follow the
  * record's head; the bytes they take.  Strings that would pass the
