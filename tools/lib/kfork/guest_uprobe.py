@@ -954,6 +954,129 @@ def check_perf_systemwide(tap: Tap, trace: Path, events: Path, binary: Path, elf
     write(events, f'-:{GROUP}/kf_perf_all')
 
 
+def check_soft_disabled(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
+                        cold_file: Path) -> None:
+    """An event an enable_event trigger holds (soft mode) is armed but
+    records nothing until the trigger fires: kf_soft on kf_work's entry,
+    enabled by the trigger of kf_soft_on on kf_work's return. The first
+    call hits kf_soft while it is still soft-disabled; its return fires
+    the trigger; the other KF_CALLS - 1 calls are recorded. All
+    KF_CALLS hits count in uprobe_profile. Once fired, the trigger has
+    enabled kf_soft for good: it stays enabled when the trigger goes."""
+    work = elf.file_offset(elf.symbols['kf_work'])
+    for definition in (f'p:{GROUP}/kf_soft {binary}:{work:#x}',
+                       f'r:{GROUP}/kf_soft_on {binary}:{work:#x}'):
+        err = write(events, definition)
+        if not tap.check(err is None, f'{definition.split()[0]}: defined', err or ''):
+            return
+    on = trace / 'events' / GROUP / 'kf_soft_on'
+    write(trace / 'trace', '', append=False)
+    err = write(on / 'trigger', f'enable_event:{GROUP}:kf_soft', append=False)
+    tap.check(err is None, 'kf_soft: an enable_event trigger holds it', err or '')
+    write(on / 'enable', '1', append=False)
+    status = subprocess.run([str(binary), str(cold_file)]).returncode
+    write(on / 'enable', '0', append=False)
+    write(on / 'trigger', f'!enable_event:{GROUP}:kf_soft', append=False)
+    calls = num('KF_CALLS')
+    records = [r for r in parse_trace((trace / 'trace').read_text()) if r.event == 'kf_soft']
+    hits = parse_profile((trace / 'uprobe_profile').read_text()).get('kf_soft')
+    tap.check(status == 0 and len(records) == calls - 1,
+              'kf_soft: soft-disabled until the trigger, then recorded',
+              f'status {status}, want {calls - 1} records, got {len(records)}')
+    tap.check(hits == calls, 'kf_soft: every hit counted, soft-disabled or not',
+              f'want {calls}, got {hits}')
+    # the trigger fired: the event is enabled for good, trigger or not
+    soft = trace / 'events' / GROUP / 'kf_soft' / 'enable'
+    state = soft.read_text().strip()
+    tap.check(state == '1', 'kf_soft: still enabled once the trigger is gone', state)
+    write(soft, '0', append=False)
+    for event in ('kf_soft_on', 'kf_soft'):
+        err = write(events, f'-:{GROUP}/{event}')
+        tap.check(err is None, f'{event}: removed once its trigger is gone', err or '')
+
+
+def check_bpf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
+              cold_file: Path) -> None:
+    """A BPF program on a uprobe perf event, as bpftrace puts one there:
+    its verdict decides whether perf records a hit (0: the system-wide
+    counts stay 0; 1: they count KF_CALLS), and BPF_TASK_FD_QUERY (what
+    bpftool's perf listing asks) names the event's file and offset and
+    its kind, through a tracefs event opened as a tracepoint and
+    through the uprobe PMU's entry and return probes."""
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_bpf {binary}:{work:#x}')
+    if not tap.check(err is None, 'kf_bpf: defined', err or ''):
+        return
+    event_id = int((trace / 'events' / GROUP / 'kf_bpf' / 'id').read_text())
+    cpus = sorted(os.sched_getaffinity(0))
+    calls = num('KF_CALLS')
+    for verdict, want in ((0, 0), (1, calls)):
+        fds: List[int] = []
+        try:
+            # one program per event: an event's programs are a set, and
+            # the events of every CPU share the event's call
+            for cpu in cpus:
+                fds.append(perf_event.open_tracepoint(event_id, -1, cpu))
+                fds.append(perf_event.load_verdict_program(verdict))
+                perf_event.set_bpf(fds[-2], fds[-1])
+            status = subprocess.run([str(binary), str(cold_file)]).returncode
+            got = sum(perf_event.count(fd) for fd in fds[::2])
+            query = perf_event.task_fd_query(os.getpid(), fds[0])
+        finally:
+            for fd in fds:
+                os.close(fd)
+        tap.check(status == 0 and got == want,
+                  f'kf_bpf: a program returning {verdict}: perf counts {want} hits',
+                  f'status {status}, got {got}')
+        tap.check(query == perf_event.FdQuery(perf_event.BPF_FD_TYPE_UPROBE,
+                                               os.fsencode(binary), work, 0),
+                  f'kf_bpf: the query of the tracepoint event (verdict {verdict})',
+                  f'{query}')
+    write(events, f'-:{GROUP}/kf_bpf')
+    for retprobe, kind in ((False, perf_event.BPF_FD_TYPE_UPROBE),
+                           (True, perf_event.BPF_FD_TYPE_URETPROBE)):
+        prog = perf_event.load_verdict_program(1)
+        fd = perf_event.open_uprobe(binary, work, -1, retprobe, cpus[0])
+        try:
+            perf_event.set_bpf(fd, prog)
+            query = perf_event.task_fd_query(os.getpid(), fd)
+        finally:
+            os.close(fd)
+            os.close(prog)
+        tap.check(query == perf_event.FdQuery(kind, os.fsencode(binary), work, 0),
+                  f'kf_bpf: the query of the uprobe PMU\'s {"return " if retprobe else ""}'
+                  'probe', f'{query}')
+
+
+def check_beside_kprobes(tap: Tap, trace: Path, events: Path) -> None:
+    """Uprobe and kprobe events share dynamic_events: with a kprobe event
+    defined, uprobe_events and uprobe_profile list only the uprobes,
+    dynamic_events lists both, and -:EVENT of the kprobe through
+    uprobe_events removes nothing (ENOENT) while through dynamic_events
+    it removes the kprobe alone."""
+    group = f'{GROUP}_k'
+    err = write(trace / 'kprobe_events', f'p:{group}/kf_kp vfs_read')
+    if not tap.check(err is None, f'{group}/kf_kp: a kprobe event defined', err or ''):
+        return
+    listing = events.read_text()
+    profile = (trace / 'uprobe_profile').read_text()
+    tap.check(f'{GROUP}/' in listing and f'{group}/' not in listing,
+              'uprobe_events lists the uprobes, not the kprobe', listing)
+    tap.check('kf_kp' not in profile and bool(parse_profile(profile)),
+              'uprobe_profile lists the uprobes, not the kprobe', profile)
+    both = (trace / 'dynamic_events').read_text()
+    tap.check(f'{group}/kf_kp ' in both and all(line in both for line in listing.splitlines()),
+              'dynamic_events lists the uprobes and the kprobe', both)
+    err = write(events, f'-:{group}/kf_kp')
+    tap.check(err == os.strerror(errno.ENOENT) and events.read_text() == listing
+              and (trace / 'dynamic_events').read_text() == both,
+              'uprobe_events: -:EVENT of a kprobe removes nothing', f'{err}')
+    err = write(trace / 'dynamic_events', f'-:{group}/kf_kp')
+    tap.check(err is None and f'{group}/' not in (trace / 'dynamic_events').read_text()
+              and events.read_text() == listing,
+              'dynamic_events: -:EVENT removes the kprobe and only it', f'{err}')
+
+
 def check_refctr_mismatch(tap: Tap, events: Path, probed: Path, elf: Elf) -> None:
     """The uprobes core keeps one semaphore per place: a second event on
     kf_work (kf_entry has none) with a semaphore is refused (-EINVAL)
@@ -1004,6 +1127,9 @@ def run(folder: Path) -> Tap:
             check_removal(tap, trace, events)
             check_perf(tap, trace, events, probed, elf, cold_file)
             check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
+            check_soft_disabled(tap, trace, events, probed, elf, cold_file)
+            check_bpf(tap, trace, events, probed, elf, cold_file)
+            check_beside_kprobes(tap, trace, events)
             check_refctr_mismatch(tap, events, probed, elf)
             check_removal_by_place(tap, events, probed, elf)
             check_replaced(tap, trace, events, probed, cold_file, form)

@@ -1,20 +1,25 @@
-"""perf_event_open(2) for the guest suites: counting events on one task.
+"""perf_event_open(2) and bpf(2) for the guest suites.
 
 What perf and bpftrace do to attach to uprobe events, with nothing but
 the C library: a tracepoint event on a tracefs-defined uprobe event
 (PERF_TYPE_TRACEPOINT, its id), or a uprobe of the perf `uprobe` PMU
 (its type from sysfs, the file in config1, the offset in config2), the
-way libbpf attaches. Values from include/uapi/linux/perf_event.h.
+way libbpf attaches; a BPF program put on such an event, and the query
+bpftool's `perf` listing makes of it (BPF_TASK_FD_QUERY). Values from
+include/uapi/linux/perf_event.h and include/uapi/linux/bpf.h.
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 SYS_PERF_EVENT_OPEN = 298          # x86-64
+SYS_BPF = 321                      # x86-64
 PERF_TYPE_TRACEPOINT = 2
 # struct perf_event_attr up to config2 (PERF_ATTR_SIZE_VER1): type,
 # size, config, sample_period, sample_type, read_format, the flag bits,
@@ -52,16 +57,80 @@ def pmu_config_bit(pmu: str, name: str) -> int:
     return 1 << int(bit)
 
 
-def open_uprobe(path: Path, offset: int, pid: int, retprobe: bool = False) -> int:
+def open_uprobe(path: Path, offset: int, pid: int, retprobe: bool = False,
+                cpu: int = -1) -> int:
     """A uprobe of the perf `uprobe` PMU on PATH at file OFFSET, counting
-    in PID: the kernel makes a local trace_uprobe for it."""
+    in PID (or with pid -1, system-wide on CPU): the kernel makes a local
+    trace_uprobe for it."""
     type_ = int((_PMU / 'uprobe' / 'type').read_text())
     config = pmu_config_bit('uprobe', 'retprobe') if retprobe else 0
     name = ctypes.create_string_buffer(os.fsencode(path))
-    return _open(type_, config, ctypes.addressof(name), offset, pid)
+    return _open(type_, config, ctypes.addressof(name), offset, pid, cpu)
 
 
 def count(fd: int) -> int:
     """A counting event's value (read_format 0: one u64)."""
     data = os.read(fd, 8)
     return int(struct.unpack('<Q', data)[0])
+
+
+BPF_PROG_LOAD = 5
+BPF_TASK_FD_QUERY = 20
+BPF_PROG_TYPE_KPROBE = 2          # what uprobe events run, as kprobe events do
+BPF_FD_TYPE_UPROBE = 4
+BPF_FD_TYPE_URETPROBE = 5
+PERF_EVENT_IOC_SET_BPF = 0x40042408   # _IOW('$', 8, __u32)
+# union bpf_attr for BPF_PROG_LOAD, up to kern_version: prog_type,
+# insn_cnt, insns, license, log_level, log_size, log_buf, kern_version
+_PROG_LOAD = struct.Struct('<IIQQIIQI')
+# for BPF_TASK_FD_QUERY: pid, fd, flags, buf_len, buf; then what the
+# kernel fills in: prog_id, fd_type, probe_offset, probe_addr
+_FD_QUERY = struct.Struct('<IIIIQIIQQ')
+
+
+def _bpf(cmd: int, attr: ctypes.Array[ctypes.c_char]) -> int:
+    ret = int(_libc.syscall(ctypes.c_long(SYS_BPF), ctypes.c_long(cmd), attr,
+                            ctypes.c_uint(len(attr))))
+    if ret < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f'bpf({cmd}): {os.strerror(err)}')
+    return ret
+
+
+def load_verdict_program(verdict: int) -> int:
+    """A BPF program of the kprobe type that only returns VERDICT: on a
+    perf event, 0 keeps the hit from being recorded and 1 lets it be."""
+    # mov r0, VERDICT; exit
+    insns = ctypes.create_string_buffer(struct.pack('<BBhiBBhi', 0xb7, 0, 0, verdict,
+                                                    0x95, 0, 0, 0), 16)
+    gpl = ctypes.create_string_buffer(b'GPL')
+    attr = ctypes.create_string_buffer(
+        _PROG_LOAD.pack(BPF_PROG_TYPE_KPROBE, 2, ctypes.addressof(insns),
+                        ctypes.addressof(gpl), 0, 0, 0, 0), _PROG_LOAD.size)
+    return _bpf(BPF_PROG_LOAD, attr)
+
+
+def set_bpf(fd: int, prog_fd: int) -> None:
+    """Run the program at each hit of the perf event FD."""
+    fcntl.ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd)
+
+
+@dataclass(frozen=True)
+class FdQuery:
+    """What the kernel says of a perf event that runs a BPF program."""
+
+    fd_type: int
+    name: bytes
+    probe_offset: int
+    probe_addr: int
+
+
+def task_fd_query(pid: int, fd: int) -> FdQuery:
+    """BPF_TASK_FD_QUERY of the perf event FD of task PID."""
+    name = ctypes.create_string_buffer(4096)
+    attr = ctypes.create_string_buffer(
+        _FD_QUERY.pack(pid, fd, 0, len(name), ctypes.addressof(name), 0, 0, 0, 0),
+        _FD_QUERY.size)
+    _bpf(BPF_TASK_FD_QUERY, attr)
+    fields = _FD_QUERY.unpack(attr.raw)
+    return FdQuery(fields[6], name.value, fields[7], fields[8])
