@@ -7,9 +7,9 @@ import re
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
-from kfork import bench, cli, runner, tree
+from kfork import bench, cli, runner, session, tree
 from kfork.common import project_root
 
 
@@ -25,21 +25,35 @@ class CliTest(unittest.TestCase):
                              '/w/src/net/core/dev.c:1: y')
 
     def test_bench_table_ratio(self) -> None:
-        # best of each build: 300 / 400; per boot: 330 / 400 and 300 / 500
+        # medians 450 and 315: 0.70; per boot: 330 / 400 and 300 / 500;
+        # fork's 300-330 lies below upstream's 400-500: faster
         lines = bench.table({'pie.update_ns': {'upstream-impl': [400.0, 500.0],
                                                'fork': [330.0, 300.0]},
                              'pie.qdisc_priv_bytes': {'upstream-impl': [256], 'fork': [256]}})
-        self.assertRegex(lines[1], r'^pie\.qdisc_priv_bytes\s+256\s+256\s+1\.00\s+1\.00-1\.00$')
-        self.assertRegex(lines[2], r'^pie\.update_ns\s+400\s+300\s+0\.75\s+0\.60-0\.82$')
+        self.assertRegex(lines[1], r'^pie\.qdisc_priv_bytes\s+256\s+256\s+1\.00\s+1\.00-1\.00'
+                                   r'\s+equal within the spread$')
+        self.assertRegex(lines[2], r'^pie\.update_ns\s+450 \(400-500\)\s+315 \(300-330\)\s+0\.70'
+                                   r'\s+0\.60-0\.82\s+faster$')
 
-    def test_bench_best_of_boots_in_turn(self) -> None:
+    def test_bench_verdict_needs_ranges_apart(self) -> None:
+        def judged(key: str, up: List[float], fork: List[float]) -> str:
+            return bench.verdict(key, bench.Spread.of(up), bench.Spread.of(fork))
+
+        self.assertEqual(judged('x_ns', [100, 120, 110], [90, 101, 95]), 'equal within the spread')
+        self.assertEqual(judged('x_ns', [100, 120, 110], [90, 99, 95]), 'faster')
+        self.assertEqual(judged('x_ns', [100, 120, 110], [121, 130, 125]), 'slower')
+        self.assertEqual(judged('hhf.qdisc_bytes', [52224], [45056]), 'lower')
+        self.assertEqual(judged('hhf.false_positives_ppm', [3], [63]), 'higher')
+        self.assertEqual(bench.Spread.of([5, 1, 3, 2]), bench.Spread(1, 2.5, 5))
+
+    def test_bench_boots_in_turn_in_turn(self) -> None:
         order = []
 
         def measure(boot: int, variant: str) -> Dict[str, str]:
             order.append((boot, variant))
             return {'x_ns': str(10 * boot + (variant == 'fork'))}
 
-        figures = bench.best_of_boots(2, ['upstream-impl', 'fork'], measure)
+        figures = bench.boots_in_turn(2, ['upstream-impl', 'fork'], measure)
         self.assertEqual(order, [(1, 'upstream-impl'), (1, 'fork'),
                                  (2, 'upstream-impl'), (2, 'fork')])
         self.assertEqual(figures, {'x_ns': {'upstream-impl': [10.0, 20.0], 'fork': [11.0, 21.0]}})
@@ -50,9 +64,27 @@ class CliTest(unittest.TestCase):
         self.assertEqual(runner.digests(log), {})
 
     def test_bench_runs_every_benchmark_unless_told(self) -> None:
-        self.assertEqual(cli._parser().parse_args(['bench']).glob, '*_bench')
-        args = cli._parser().parse_args(['bench', '--boots', '5', 'probe_*_bench'])
-        self.assertEqual((args.boots, args.glob), (5, 'probe_*_bench'))
+        args = cli._parser().parse_args(['bench'])
+        self.assertEqual((args.glob, args.debug), ('*_bench', False))
+        args = cli._parser().parse_args(['bench', '--boots', '5', '--debug', 'probe_*_bench'])
+        self.assertEqual((args.boots, args.glob, args.debug), (5, 'probe_*_bench', True))
+
+    def test_production_kernel_is_the_debug_one_without_checkers(self) -> None:
+        """The production kunitconfig names .kunitconfig's fragments, with
+        production.config in place of debug.config, in the same order,
+        and builds in a folder of its own."""
+        debug = [p.name for p in runner.kunitconfig_files(session.DEFAULT_KUNITCONFIG)[1:]]
+        production = [p.name
+                      for p in runner.kunitconfig_files(session.PRODUCTION_KUNITCONFIG)[1:]]
+        self.assertIn('debug.config', debug)
+        self.assertEqual(production, [('production.config' if name == 'debug.config' else name)
+                                      for name in debug])
+        options = {line for line in session.DEFAULT_KUNITCONFIG.read_text().splitlines()
+                   if line.startswith('CONFIG_')}
+        self.assertEqual(options, {line for line in
+                                   session.PRODUCTION_KUNITCONFIG.read_text().splitlines()
+                                   if line.startswith('CONFIG_')})
+        self.assertNotEqual(session.build_name('fork', True), session.build_name('fork', False))
 
     def test_full_only_when_asked(self) -> None:
         self.assertEqual(cli._kernel_args(cli._parser().parse_args(['run'])), ())

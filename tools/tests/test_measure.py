@@ -55,12 +55,13 @@ class FakeRunner(measure.Runner):
             (self.coverage_out / coverage.SUMMARY).write_text(self.summary)
         return self.results.get(tuple(argv), measure.Result(71.4, 0, None))
 
-    def kunit_bench(self, boots: int, glob: str) -> Tuple[bench.Figures, float]:
-        self.ran.append(('kunit-bench', str(boots), glob))
+    def kunit_bench(self, boots: int, glob: str, production: bool
+                    ) -> Tuple[bench.Figures, float]:
+        self.ran.append(('kunit-bench', str(boots), glob, str(production)))
         return self.figures, 290.0
 
-    def vm_bench(self, boots: int) -> Tuple[bench.Figures, float]:
-        self.ran.append(('vm-bench', str(boots)))
+    def vm_bench(self, boots: int, production: bool) -> Tuple[bench.Figures, float]:
+        self.ran.append(('vm-bench', str(boots), str(production)))
         return self.figures, 300.0
 
 
@@ -117,10 +118,11 @@ class RegistryTest(unittest.TestCase):
 
     def test_list_marks_sections_without_markers(self) -> None:
         lines = measure.list_lines(['loop'])
-        self.assertEqual(lines[0], f'{"loop":<11}  ./tools/kunit run')
-        self.assertIn("kunit-bench  ./tools/kunit bench --boots 3  (no markers in the file)",
-                      lines)
-        self.assertIn("probe-bench  ./tools/kunit bench --boots 6 'probe_*_bench'"
+        width = len('kunit-bench-debug')
+        self.assertEqual(lines[0], f'{"loop":<{width}}  ./tools/kunit run')
+        self.assertIn(f"{'kunit-bench':<{width}}  ./tools/kunit bench --boots 3"
+                      "  (no markers in the file)", lines)
+        self.assertIn(f"{'probe-bench':<{width}}  ./tools/kunit bench --boots 6 'probe_*_bench'"
                       "  (no markers in the file)", lines)
 
 
@@ -158,13 +160,21 @@ class FormatTest(unittest.TestCase):
         figures = {'pie.update_ns': {UPSTREAM_IMPL: [400.0, 500.0], FORK: [330.0, 300.0]}}
         runner = FakeRunner(figures=figures)
         lines = measure.section('probe-bench').measure(runner)
-        self.assertEqual(runner.ran, [('kunit-bench', '6', 'probe_*_bench')])
-        self.assertIn("`./tools/kunit bench --boots 6 'probe_*_bench'`, 4 min 50 s", lines[0])
-        self.assertEqual(lines[2], f'| figure | {UPSTREAM_IMPL} | {FORK} | ratio | per boot |')
-        self.assertEqual(lines[4], '| `pie.update_ns` | 400 | 300 | 0.75 | 0.60-0.82 |')
+        self.assertEqual(runner.ran, [('kunit-bench', '6', 'probe_*_bench', 'True')])
+        self.assertIn("`./tools/kunit bench --boots 6 'probe_*_bench'` on the production "
+                      "kernels (kunit/production.kunitconfig), 4 min 50 s", lines[0])
+        self.assertEqual(lines[2], f'| figure | {UPSTREAM_IMPL} | {FORK} | ratio | per boot '
+                                   '| verdict |')
+        self.assertEqual(lines[4], '| `pie.update_ns` | 450 (400-500) | 315 (300-330) | 0.70 '
+                                   '| 0.60-0.82 | faster |')
         lines = measure.section('kunit-bench').measure(runner)
-        self.assertIn('`./tools/kunit bench --boots 3`, ', lines[0])
+        self.assertIn('`./tools/kunit bench --boots 3` on the production', lines[0])
         self.assertEqual(measure.section('vm-bench').measure(runner)[4], lines[4])
+        lines = measure.section('kunit-bench-debug').measure(runner)
+        self.assertIn('`./tools/kunit bench --boots 3 --debug` on the debug kernels', lines[0])
+        self.assertIn('`./tools/vm bench --boots 3 --debug` on the debug kernels',
+                      measure.section('vm-bench-debug').measure(runner)[0])
+        self.assertEqual(runner.ran[-1], ('vm-bench', '3', 'False'))
 
     def test_coverage_section_from_the_summary(self) -> None:
         def figures(line: Tuple[int, int], branch: Tuple[int, int]) -> coverage.Figures:
@@ -242,7 +252,7 @@ class MainTest(unittest.TestCase):
 
     def test_a_failed_measurement_leaves_the_file(self) -> None:
         class Failing(FakeRunner):
-            def vm_bench(self, boots: int) -> Tuple[bench.Figures, float]:
+            def vm_bench(self, boots: int, production: bool) -> Tuple[bench.Figures, float]:
                 raise ToolError('fork: the benchmark guest failed')
 
         status, out = self.main('vm-bench', runner=Failing())

@@ -1,5 +1,5 @@
-"""Benchmarks on both builds: boots in turn, the best of each figure,
-and the ratio with its spread over the boots.
+"""Benchmarks on both builds: boots in turn, each figure's median and
+range over the boots, the ratio with its spread, and a verdict.
 
 tools/kunit bench (the KUnit *_bench suites) and tools/vm bench (guest
 programs) differ only in how one boot measures; both print figures as
@@ -8,6 +8,7 @@ programs) differ only in how one boot measures; both print figures as
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence
 
@@ -19,7 +20,7 @@ TAG = 'kfork-bench'
 Figures = Dict[str, Dict[str, List[float]]]
 
 
-def best_of_boots(boots: int, variants: Sequence[str],
+def boots_in_turn(boots: int, variants: Sequence[str],
                   measure: Callable[[int, str], Dict[str, str]]) -> Figures:
     """Boot the variants in turn, BOOTS times each, so that a slow spell
     of the host hits both; measure(boot, variant) gives one boot's
@@ -43,15 +44,50 @@ def _ratio(fork: float, upstream: float) -> str:
 
 
 @dataclass(frozen=True)
+class Spread:
+    """One build's values of a figure over the boots."""
+
+    low: float
+    median: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> 'Spread':
+        if not values:
+            nan = float('nan')
+            return cls(nan, nan, nan)
+        return cls(min(values), statistics.median(values), max(values))
+
+    def cell(self) -> str:
+        """'median (low-high)', or the one value when all boots agree."""
+        if self.low == self.high:
+            return f'{self.median:g}'
+        return f'{self.median:g} ({self.low:g}-{self.high:g})'
+
+
+def verdict(key: str, upstream: Spread, fork: Spread) -> str:
+    """Which build does better, judged only where the boots' ranges do
+    not overlap: a time figure (_ns) is faster or slower, any other
+    figure (bytes, counts) lower or higher; lower is better for all."""
+    better, worse = ('faster', 'slower') if key.endswith('_ns') else ('lower', 'higher')
+    if fork.high < upstream.low:
+        return better
+    if fork.low > upstream.high:
+        return worse
+    return 'equal within the spread'
+
+
+@dataclass(frozen=True)
 class Row:
-    """One figure of both builds: each the best of its boots, their
-    ratio and the lowest and highest ratio of one boot's pair."""
+    """One figure of both builds over the boots: their medians' ratio,
+    the lowest and highest ratio of one boot's pair, and the verdict."""
 
     key: str
-    upstream: float
-    fork: float
+    upstream: Spread
+    fork: Spread
     ratio: str
     spread: str
+    verdict: str
 
 
 def rows(figures: Figures) -> List[Row]:
@@ -60,25 +96,28 @@ def rows(figures: Figures) -> List[Row]:
     for key in sorted(figures):
         up = figures[key].get(UPSTREAM_IMPL, [])
         fork = figures[key].get(FORK, [])
-        best_up = min(up, default=float('nan'))
-        best_fork = min(fork, default=float('nan'))
+        up_spread, fork_spread = Spread.of(up), Spread.of(fork)
         pairs = sorted(f / u for f, u in zip(fork, up) if u)
         spread = f'{pairs[0]:.2f}-{pairs[-1]:.2f}' if pairs else '-'
-        out.append(Row(key, best_up, best_fork, _ratio(best_fork, best_up), spread))
+        out.append(Row(key, up_spread, fork_spread,
+                       _ratio(fork_spread.median, up_spread.median), spread,
+                       verdict(key, up_spread, fork_spread)))
     return out
 
 
-RATIO_NOTE = (f'ratio is {FORK} / {UPSTREAM_IMPL}; under 1.00 the fork is faster '
-              'or smaller; per boot: the range of the ratios of the same boot\'s pair')
+RATIO_NOTE = (f'each build\'s figure is the median of its boots, with the lowest and '
+              f'highest in brackets; ratio is {FORK} / {UPSTREAM_IMPL} of the medians, '
+              'under 1.00 the fork is faster or smaller; per boot: the range of the '
+              'ratios of the same boot\'s pair; the verdict counts only where the two '
+              'builds\' ranges do not overlap')
 
 
 def table(figures: Figures) -> List[str]:
-    """figure | upstream-impl | fork (each the best of its boots) | their
-    ratio | the lowest and highest ratio of one boot's pair."""
-    lines = [f'{"figure (best of the boots)":<32} '
-             + ''.join(f'{v:>14} ' for v in COLUMNS) + f'{"ratio":>7} {"per boot":>11}']
-    for row in rows(figures):
-        lines.append(f'{row.key:<32} {row.upstream:>14g} {row.fork:>14g} '
-                     f'{row.ratio:>7} {row.spread:>11}')
-    lines.append(f'bench: {RATIO_NOTE}')
-    return lines
+    """figure | upstream-impl | fork (each median (low-high)) | ratio of
+    the medians | the range of one boot's ratio | verdict."""
+    body = [(row.key, row.upstream.cell(), row.fork.cell(), row.ratio, row.spread, row.verdict)
+            for row in rows(figures)]
+    head = ('figure', *COLUMNS, 'ratio', 'per boot', 'verdict')
+    widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
+    return [' '.join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+            for line in [head, *body]] + [f'bench: {RATIO_NOTE}']

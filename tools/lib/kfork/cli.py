@@ -40,11 +40,15 @@ verbs:
   compare [GLOB]    both variants, then a table suite by suite; the
                     digests differential tests print (kfork-diff: KEY
                     VALUE) must be alike on both, each one test
-  bench [--boots N] [GLOB]
+  bench [--boots N] [--debug] [GLOB]
                     the benchmarks (KUnit suites *_bench, which skip in
                     ordinary runs) on both builds in turn, N boots each
-                    (default 2), and a table of each figure's best and
-                    the ratio fork/upstream-impl (lower is better)
+                    (default 3), on production kernels (Debian's
+                    options, no checkers: kunit/production.kunitconfig,
+                    built in build/VERSION/production-VARIANT) or with
+                    --debug on the debug ones; a table of each figure's
+                    median and range, the ratio fork/upstream-impl
+                    (lower is better) and a verdict
   patches DIR       write the fork as a patch series (git format-patch
                     upstream..fork) into DIR
   sync              only bring the tree's branch up to date and print
@@ -89,8 +93,11 @@ def _parser() -> argparse.ArgumentParser:
     compare = verbs.add_parser('compare', help='run both variants and compare them')
     suites(compare)
     bench = verbs.add_parser('bench', help='run the benchmarks on both builds')
-    bench.add_argument('--boots', type=int, default=2,
-                       help='boots of each build, alternating (default: 2)')
+    bench.add_argument('--boots', type=int, default=3,
+                       help='boots of each build, alternating (default: 3)')
+    bench.add_argument('--debug', action='store_true',
+                       help='the debug kernels (KASAN, UBSAN, lockdep, kmemleak) of '
+                            'tools/kunit run instead of the production ones')
     bench.add_argument('--timeout', type=int, default=300,
                        help='seconds one boot may run (default: 300)')
     bench.add_argument('glob', nargs='?', default=BENCH_GLOB,
@@ -192,15 +199,16 @@ BENCH_PARAMS = ('sch_pie_qdisc_kunit.bench=1', 'sch_hhf_kunit.bench=1',
                 'trace_probe_fuzz_kunit.bench=1', 'trace_probe_fetch_kunit.bench=1')
 
 
-def bench_figures(boots: int, timeout: int, glob: str) -> bench.Figures:
-    """Build both variants, then boot them in turn (bench.best_of_boots):
-    tools/kunit bench's figures, which tools/measure also records."""
+def bench_figures(boots: int, timeout: int, glob: str, production: bool = True) -> bench.Figures:
+    """Build both variants (production kernels unless told otherwise),
+    then boot them in turn (bench.boots_in_turn): tools/kunit bench's
+    figures, which tools/measure also records."""
     work, src, version = session.prepare()
     specs = {}
     for variant in VARIANTS:
         tree.sync(src, tree.default_overlay(), variant)
-        specs[variant] = session.spec(work, src, version, variant, glob=glob,
-                                      timeout=timeout, kernel_args=BENCH_PARAMS)
+        specs[variant] = session.kernel_spec(work, src, version, variant, production, glob=glob,
+                                             timeout=timeout, kernel_args=BENCH_PARAMS)
         runner.build_kernel(specs[variant], work, variant)
 
     def measure(boot: int, variant: str) -> Dict[str, str]:
@@ -213,11 +221,11 @@ def bench_figures(boots: int, timeout: int, glob: str) -> bench.Figures:
         log = (spec.build_dir / 'test.log').read_text(errors='replace')
         return runner.tagged(log, bench.TAG)
 
-    return bench.best_of_boots(boots, list(specs), measure)
+    return bench.boots_in_turn(boots, list(specs), measure)
 
 
-def _bench(boots: int, timeout: int, glob: str) -> int:
-    for line in bench.table(bench_figures(boots, timeout, glob)):
+def _bench(boots: int, timeout: int, glob: str, production: bool) -> int:
+    for line in bench.table(bench_figures(boots, timeout, glob, production)):
         print(line)
     return 0
 
@@ -253,7 +261,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(f'differential: {digests.passed} of {digests.total} digests alike on both builds')
         return _close(outcomes, digests)
     if args.verb == 'bench':
-        return _bench(args.boots, args.timeout, args.glob)
+        return _bench(args.boots, args.timeout, args.glob, not args.debug)
     if args.verb in ('patches', 'sync'):
         _, src, _ = session.prepare()
         tree.sync(src, tree.default_overlay(), args.variant)

@@ -9,7 +9,8 @@ argument, a short) and with the same six through $arg1..$arg6. 6.1 has
 no $argN on uprobes, so on the upstream build that figure reads the
 same registers by name: what a user of either build writes to get
 those values. Prints 'kfork-bench: KEY VALUE' lines, in nanoseconds
-per call; a hit's figure is the probed loop's time less the bare one's.
+per call; a hit's figure is the probed loop's time less the bare one's,
+and a fetch's the hit with arguments less the hit without.
 """
 
 from __future__ import annotations
@@ -82,6 +83,11 @@ def measure(binary: Path, calls: int, rounds: int, fork: bool) -> Dict[str, floa
         up.write(trace / 'trace', '', append=False)
         figures[key] = probed - bare[-1]
     figures['uprobe.loop_ns'] = min(bare)
+    # what the arguments add to a hit: the event's own work, without the
+    # trap and single-step that the uprobes core spends on every hit
+    for key in ('6args', '6argN'):
+        figures[f'uprobe.fetch_{key}_ns'] = (figures[f'uprobe.hit_{key}_ns']
+                                             - figures['uprobe.hit_ns'])
     return figures
 
 

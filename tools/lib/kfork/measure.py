@@ -82,16 +82,17 @@ class Runner:
             counts = read_counts(counts_file)
         return Result(seconds, status, counts)
 
-    def kunit_bench(self, boots: int, glob: str) -> Tuple[bench.Figures, float]:
+    def kunit_bench(self, boots: int, glob: str, production: bool
+                    ) -> Tuple[bench.Figures, float]:
         """tools/kunit bench in this process: its figures and wall time."""
         start = self.clock()
-        figures = cli.bench_figures(boots, 300, glob)
+        figures = cli.bench_figures(boots, 300, glob, production)
         return figures, self.clock() - start
 
-    def vm_bench(self, boots: int) -> Tuple[bench.Figures, float]:
+    def vm_bench(self, boots: int, production: bool) -> Tuple[bench.Figures, float]:
         """tools/vm bench in this process: its figures and wall time."""
         start = self.clock()
-        figures = vm_cli.bench_figures(boots, 2000, 600)
+        figures = vm_cli.bench_figures(boots, 2000, 600, production)
         return figures, self.clock() - start
 
 
@@ -154,36 +155,50 @@ def measure_loop(runner: Runner) -> List[str]:
 
 def bench_lines(figures: bench.Figures) -> List[str]:
     """The bench table as Markdown: the rows bench.table prints."""
-    lines = ['| figure | ' + ' | '.join(COLUMNS) + ' | ratio | per boot |',
-             '|---|' + '---|' * (len(COLUMNS) + 2)]
+    lines = ['| figure | ' + ' | '.join(COLUMNS) + ' | ratio | per boot | verdict |',
+             '|---|' + '---|' * (len(COLUMNS) + 3)]
     for row in bench.rows(figures):
-        lines.append(f'| `{row.key}` | {row.upstream:g} | {row.fork:g} | {row.ratio} '
-                     f'| {row.spread} |')
-    return lines + ['', f'The {bench.RATIO_NOTE}.']
+        lines.append(f'| `{row.key}` | {row.upstream.cell()} | {row.fork.cell()} | {row.ratio} '
+                     f'| {row.spread} | {row.verdict} |')
+    return lines + ['', f'For each figure, {bench.RATIO_NOTE}.']
 
 
-def kunit_bench_argv(boots: int, glob: str) -> List[str]:
+def _kernel(production: bool) -> str:
+    return ('the production kernels (kunit/production.kunitconfig)' if production
+            else 'the debug kernels (KASAN, UBSAN, lockdep, kmemleak)')
+
+
+def kunit_bench_argv(boots: int, glob: str, production: bool) -> List[str]:
     """The tools/kunit bench command that measures what Runner.kunit_bench does."""
-    return ['./tools/kunit', 'bench', '--boots', str(boots),
+    return ['./tools/kunit', 'bench', '--boots', str(boots), *([] if production else ['--debug']),
             *([glob] if glob != cli.BENCH_GLOB else [])]
 
 
-def _kunit_bench(name: str, boots: int, glob: str) -> Callable[[Runner], List[str]]:
+def _kunit_bench(name: str, boots: int, glob: str, production: bool
+                 ) -> Callable[[Runner], List[str]]:
     def measure(runner: Runner) -> List[str]:
-        figures, seconds = runner.kunit_bench(boots, glob)
-        return [header(name, runner, f'`{shell(kunit_bench_argv(boots, glob))}`, '
+        figures, seconds = runner.kunit_bench(boots, glob, production)
+        argv = kunit_bench_argv(boots, glob, production)
+        return [header(name, runner, f'`{shell(argv)}` on {_kernel(production)}, '
                        f'{duration(seconds)}'), '', *bench_lines(figures)]
     return measure
 
 
 VM_BENCH_BOOTS = 3
-VM_BENCH_ARGV = ('./tools/vm', 'bench', '--boots', str(VM_BENCH_BOOTS))
 
 
-def measure_vm_bench(runner: Runner) -> List[str]:
-    figures, seconds = runner.vm_bench(VM_BENCH_BOOTS)
-    return [header('vm-bench', runner, f'`{shell(VM_BENCH_ARGV)}`, {duration(seconds)}'), '',
-            *bench_lines(figures)]
+def vm_bench_argv(production: bool) -> List[str]:
+    return ['./tools/vm', 'bench', '--boots', str(VM_BENCH_BOOTS),
+            *([] if production else ['--debug'])]
+
+
+def _vm_bench(name: str, production: bool) -> Callable[[Runner], List[str]]:
+    def measure(runner: Runner) -> List[str]:
+        figures, seconds = runner.vm_bench(VM_BENCH_BOOTS, production)
+        return [header(name, runner, f'`{shell(vm_bench_argv(production))}` on '
+                       f'{_kernel(production)}, {duration(seconds)}'), '',
+                *bench_lines(figures)]
+    return measure
 
 
 # The test sets the summary shows (the report has the KUnit set too).
@@ -254,11 +269,15 @@ class Section:
 
 SECTIONS: Tuple[Section, ...] = (
     Section('loop', tuple(shell(argv) for argv, _ in LOOP), measure_loop),
-    Section('kunit-bench', (shell(kunit_bench_argv(3, cli.BENCH_GLOB)),),
-            _kunit_bench('kunit-bench', 3, cli.BENCH_GLOB)),
-    Section('probe-bench', (shell(kunit_bench_argv(6, 'probe_*_bench')),),
-            _kunit_bench('probe-bench', 6, 'probe_*_bench')),
-    Section('vm-bench', (shell(VM_BENCH_ARGV),), measure_vm_bench),
+    Section('kunit-bench', (shell(kunit_bench_argv(3, cli.BENCH_GLOB, True)),),
+            _kunit_bench('kunit-bench', 3, cli.BENCH_GLOB, True)),
+    Section('probe-bench', (shell(kunit_bench_argv(6, 'probe_*_bench', True)),),
+            _kunit_bench('probe-bench', 6, 'probe_*_bench', True)),
+    Section('vm-bench', (shell(vm_bench_argv(True)),), _vm_bench('vm-bench', True)),
+    Section('kunit-bench-debug', (shell(kunit_bench_argv(3, cli.BENCH_GLOB, False)),),
+            _kunit_bench('kunit-bench-debug', 3, cli.BENCH_GLOB, False)),
+    Section('vm-bench-debug', (shell(vm_bench_argv(False)),),
+            _vm_bench('vm-bench-debug', False)),
     Section('coverage', (f'./tools/coverage run --out {_shown(coverage_cli.DEFAULT_OUT)}',),
             measure_coverage),
     Section('check', ('make check',), measure_check),

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence, Tuple
+from typing import Any, Sequence, Tuple
 
 from . import deps, runner, tree
 from .common import PACKAGE, WorkArea, project_root, say
 
 DEFAULT_KUNITCONFIG = project_root() / '.kunitconfig'
+# The benchmarks' kernel: .kunitconfig with Debian's production options
+# in place of the debug checkers, built in folders of its own.
+PRODUCTION_KUNITCONFIG = project_root() / 'kunit' / 'production.kunitconfig'
 QEMU_CONFIG = project_root() / 'kunit' / 'qemu_x86_64.py'
 
 
@@ -38,3 +41,17 @@ def spec(work: WorkArea, src: tree.Tree, version: str, build_name: str,
                           glob=glob, timeout=timeout, jobs=jobs or os.cpu_count() or 1,
                           kernel_args=args, fragments=tuple(fragments),
                           make_options=tuple(make_options))
+
+
+def build_name(variant: str, production: bool) -> str:
+    """The build folder of a variant's debug kernel, or of its production one."""
+    return f'production-{variant}' if production else variant
+
+
+def kernel_spec(work: WorkArea, src: tree.Tree, version: str, variant: str, production: bool,
+                **options: Any) -> runner.RunSpec:
+    """spec() for a variant's debug kernel (.kunitconfig) or production
+    kernel (kunit/production.kunitconfig), each in its own folder."""
+    return spec(work, src, version, build_name(variant, production),
+                kunitconfig=PRODUCTION_KUNITCONFIG if production else DEFAULT_KUNITCONFIG,
+                **options)

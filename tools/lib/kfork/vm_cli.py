@@ -32,11 +32,13 @@ verbs:
                     record the upstream implementation's results of
                     upstream's suites as the new baseline (review the
                     diff like code)
-  bench [--boots N] [--calls N]
+  bench [--boots N] [--calls N] [--debug]
                     the cost of one uprobe hit in the guest (no
                     arguments, six, six through $argN), on both builds
-                    booted in turn N times: the best of each, the ratio
-                    fork/upstream-impl and its range over the boots
+                    booted in turn N times, on the production kernels
+                    tools/kunit bench builds (--debug: the debug ones):
+                    each figure's median and range, the ratio
+                    fork/upstream-impl of the medians and a verdict
 
 The run fails (exit 1) when the command fails, the guest panics or hangs
 past --timeout, or the kernel log holds a KASAN, UBSAN, lockdep or WARN
@@ -89,14 +91,18 @@ def _parser() -> argparse.ArgumentParser:
                             help='calls per timed round in the guest (default: 2000)')
     bench_verb.add_argument('--timeout', type=int, default=600,
                             help='seconds before a guest is killed (default: 600)')
+    bench_verb.add_argument('--debug', action='store_true',
+                            help='the debug kernels instead of the production ones that '
+                                 'tools/kunit bench builds')
     return parser
 
 
-def kernel_image(variant: str, build: bool) -> tuple[Path, Path]:
-    """The bzImage of a variant (built or brought up to date unless
-    build is False) and the folder for its guest runs."""
+def kernel_image(variant: str, build: bool, production: bool = False) -> tuple[Path, Path]:
+    """The bzImage of a variant's debug or production kernel (built or
+    brought up to date unless build is False) and the folder for its
+    guest runs."""
     work, src, version = session.prepare()
-    spec = session.spec(work, src, version, variant)
+    spec = session.kernel_spec(work, src, version, variant, production)
     if build:
         tree.sync(src, tree.default_overlay(), variant)
         image = runner.build_kernel(spec, work, variant)
@@ -104,7 +110,7 @@ def kernel_image(variant: str, build: bool) -> tuple[Path, Path]:
         image = spec.build_dir / 'arch/x86/boot/bzImage'
         if not image.is_file():
             raise ToolError(f'no {variant} kernel in {spec.build_dir}: run without --no-build')
-    return image, work.root / 'vm' / variant
+    return image, work.root / 'vm' / session.build_name(variant, production)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -244,12 +250,13 @@ def _baseline(suites: Sequence[str], timeout: int, last_run: bool) -> int:
     return 0
 
 
-def bench_figures(boots: int, calls: int, timeout: int) -> bench.Figures:
-    """kfork.guest_bench in a guest of each build, booted in turn:
-    tools/vm bench's figures, which tools/measure also records."""
+def bench_figures(boots: int, calls: int, timeout: int, production: bool = True) -> bench.Figures:
+    """kfork.guest_bench in a guest of each build (production kernels
+    unless told otherwise), booted in turn: tools/vm bench's figures,
+    which tools/measure also records."""
     deps.ensure(GUEST_TEST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'gcc', 'nm', 'readelf'])
-    images = {v: kernel_image(v, True) for v in VARIANTS}
+    images = {v: kernel_image(v, True, production) for v in VARIANTS}
     command = ['env', f'PYTHONPATH={project_root() / "tools" / "lib"}', 'python3', '-m',
                'kfork.guest_bench', '--calls', str(calls)]
 
@@ -261,11 +268,11 @@ def bench_figures(boots: int, calls: int, timeout: int) -> bench.Figures:
                             f'(console: {folder / "console.log"})')
         return runner.tagged((folder / 'console.log').read_text(errors='replace'), bench.TAG)
 
-    return bench.best_of_boots(boots, list(images), measure)
+    return bench.boots_in_turn(boots, list(images), measure)
 
 
-def _bench(boots: int, calls: int, timeout: int) -> int:
-    for line in bench.table(bench_figures(boots, calls, timeout)):
+def _bench(boots: int, calls: int, timeout: int, production: bool) -> int:
+    for line in bench.table(bench_figures(boots, calls, timeout, production)):
         print(line)
     return 0
 
@@ -278,7 +285,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'compare':
         return _test(list(COLUMNS), _suites(args.verb, args.suites), args.timeout)
     if args.verb == 'bench':
-        return _bench(args.boots, args.calls, args.timeout)
+        return _bench(args.boots, args.calls, args.timeout, not args.debug)
     if args.verb == 'baseline':
         return _baseline(_suites(args.verb, args.suites), args.timeout, args.last_run)
     _parser().print_help()
