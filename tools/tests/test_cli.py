@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from kfork import bench, cli, runner, session, tree
-from kfork.common import project_root
+from kfork.common import ToolError, project_root
 
 
 class CliTest(unittest.TestCase):
@@ -34,6 +34,40 @@ class CliTest(unittest.TestCase):
                                    r'\s+equal within the spread$')
         self.assertRegex(lines[2], r'^pie\.update_ns\s+450 \(400-500\)\s+315 \(300-330\)\s+0\.70'
                                    r'\s+0\.60-0\.82\s+faster$')
+
+    def test_bench_refuses_a_coarse_clock(self) -> None:
+        fine = ('[    0.31] clocksource: Switched to clocksource tsc-early\n'
+                '[    1.02] clocksource: Switched to clocksource tsc\n')
+        self.assertIsNone(bench.clock_trouble(fine))
+        fallen = fine + ("[   40.1] clocksource: Marking clocksource 'tsc' as unstable "
+                         "because the skew is too large:\n"
+                         '[   40.2] clocksource: Switched to clocksource refined-jiffies\n')
+        self.assertIn('as unstable', bench.clock_trouble(fallen) or '')
+        with self.assertRaisesRegex(ToolError, 'fork: boot 2: .*cannot time'):
+            bench.check_clock(fallen, 'fork', 2)
+        self.assertIn('tsc=reliable', bench.KERNEL_ARGS)
+        uncalibrated = 'tsc: Marking TSC unstable due to could not calculate TSC khz\n'
+        self.assertIsNotNone(bench.clock_trouble(uncalibrated))
+
+    def test_bench_boots_again_when_the_clock_falls_back(self) -> None:
+        tries: List[str] = []
+
+        def measure(boot: int, variant: str) -> Dict[str, str]:
+            tries.append(variant)
+            if variant == 'fork' and tries.count('fork') < 2:
+                bench.check_clock('tsc: Marking TSC unstable', variant, boot)
+            return {'x_ns': '5'}
+
+        figures = bench.boots_in_turn(1, ['upstream-impl', 'fork'], measure)
+        self.assertEqual(tries, ['upstream-impl', 'fork', 'fork'])
+        self.assertEqual(figures, {'x_ns': {'upstream-impl': [5.0], 'fork': [5.0]}})
+
+        def never(boot: int, variant: str) -> Dict[str, str]:
+            bench.check_clock('tsc: Marking TSC unstable', variant, boot)
+            return {}
+
+        with self.assertRaisesRegex(ToolError, r'3 boots in a row'):
+            bench.boots_in_turn(1, ['fork'], never)
 
     def test_bench_verdict_needs_ranges_apart(self) -> None:
         def judged(key: str, up: List[float], fork: List[float]) -> str:

@@ -208,7 +208,8 @@ def bench_figures(boots: int, timeout: int, glob: str, production: bool = True) 
     for variant in VARIANTS:
         tree.sync(src, tree.default_overlay(), variant)
         specs[variant] = session.kernel_spec(work, src, version, variant, production, glob=glob,
-                                             timeout=timeout, kernel_args=BENCH_PARAMS)
+                                             timeout=timeout,
+                                             kernel_args=(*BENCH_PARAMS, *bench.KERNEL_ARGS))
         runner.build_kernel(specs[variant], work, variant)
 
     def measure(boot: int, variant: str) -> Dict[str, str]:
@@ -219,6 +220,7 @@ def bench_figures(boots: int, timeout: int, glob: str, production: bool = True) 
             raise ToolError(f'{variant}: the benchmark run failed '
                             f'({outcome.error or "see the log above"})')
         log = (spec.build_dir / 'test.log').read_text(errors='replace')
+        bench.check_clock(log, variant, boot)
         return runner.tagged(log, bench.TAG)
 
     return bench.boots_in_turn(boots, list(specs), measure)

@@ -262,10 +262,12 @@ def bench_figures(boots: int, calls: int, timeout: int, production: bool = True)
 
     def measure(boot: int, variant: str) -> Dict[str, str]:
         image, folder = images[variant]
-        run = vm.boot(image, folder, variant, command, project_root(), timeout, stream=False)
+        run = vm.boot(image, folder, variant, command, project_root(), timeout, stream=False,
+                      kernel_args=bench.KERNEL_ARGS)
         if not run.ok:
             raise ToolError(f'{variant}: the benchmark guest failed: {run.problem()} '
                             f'(console: {folder / "console.log"})')
+        bench.check_clock((folder / 'dmesg').read_text(errors='replace'), variant, boot)
         return runner.tagged((folder / 'console.log').read_text(errors='replace'), bench.TAG)
 
     return bench.boots_in_turn(boots, list(images), measure)
