@@ -37,6 +37,8 @@ struct fetch_env {
 	struct uprobe_hit hit;
 	char __user *umem;
 	void *buf;			/* a record's arguments: UPROBE_ARGS_MAX bytes */
+	void *fast;			/* the same, fetched the fast way */
+	bool areas;			/* holds the per-CPU fetch areas */
 };
 
 static struct fetch_env *fetch_env(struct kunit *test)
@@ -347,21 +349,23 @@ static void fetch_fault_case_desc(const struct fetch_fault_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(fetch_fault, fetch_fault_cases, fetch_fault_case_desc);
 
-/* The fast way with page faults off, into the CPU's area: its length. */
+/*
+ * A hit the fast way, with page faults off, into the CPU's area: the
+ * bytes it took, copied to the env's fast buffer, or -EFAULT where a
+ * read missed and the hit would go the sleeping way.
+ */
 static int fetch_hit_fast(struct kunit *test)
 {
 	struct fetch_env *env = fetch_env(test);
+	struct uprobe_fetch_area *area;
 	int len;
 
-	mutex_lock(&event_mutex);
-	KUNIT_ASSERT_EQ(test, uprobe_fetch_areas_get(), 0);
-	mutex_unlock(&event_mutex);
 	preempt_disable();
-	len = uprobe_fetch_fast(env->tu, &env->hit, this_cpu_ptr(uprobe_fetch_areas));
+	area = this_cpu_ptr(uprobe_fetch_areas);
+	len = uprobe_fetch_fast(env->tu, &env->hit, area);
+	if (len >= 0)
+		memcpy(env->fast, area->fast, len);
 	preempt_enable();
-	mutex_lock(&event_mutex);
-	uprobe_fetch_areas_put();
-	mutex_unlock(&event_mutex);
 	return len;
 }
 
@@ -482,29 +486,15 @@ static void fetch_fast_needs_present_pages(struct kunit *test)
 	fresh = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(fresh));
 	fetch_define_one(test, "@%#lx:u64", fresh - fetch_umem(test));
-	mutex_lock(&event_mutex);
-	KUNIT_ASSERT_EQ(test, uprobe_fetch_areas_get(), 0);
-	mutex_unlock(&event_mutex);
 
-	preempt_disable();
-	len = uprobe_fetch_fast(env->tu, &env->hit, this_cpu_ptr(uprobe_fetch_areas));
-	preempt_enable();
-	KUNIT_EXPECT_EQ(test, len, -EFAULT);
-
+	KUNIT_EXPECT_EQ(test, fetch_hit_fast(test), -EFAULT);
 	KUNIT_EXPECT_EQ(test, fetch_hit(test), 8);
 	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, 8), 0ULL);
 	KUNIT_ASSERT_EQ(test, put_user(0x5555ULL, (u64 __user *)fresh), 0);
-	preempt_disable();
-	len = uprobe_fetch_fast(env->tu, &env->hit, this_cpu_ptr(uprobe_fetch_areas));
-	if (len == 8)
-		memcpy(env->buf, this_cpu_ptr(uprobe_fetch_areas)->fast, len);
-	preempt_enable();
+	len = fetch_hit_fast(test);
 	KUNIT_EXPECT_EQ(test, len, 8);
-	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, 8), 0x5555ULL);
-
-	mutex_lock(&event_mutex);
-	uprobe_fetch_areas_put();
-	mutex_unlock(&event_mutex);
+	if (len == 8)
+		KUNIT_EXPECT_EQ(test, *(u64 *)(env->fast + env->tu->tp.args[0].offset), 0x5555ULL);
 	vm_munmap(fresh, PAGE_SIZE);
 }
 
@@ -581,15 +571,9 @@ KUNIT_ARRAY_PARAM(fetch_fuzz_run, fetch_fuzz_runs, fetch_fuzz_run_desc);
 static bool fetch_fast_agrees(struct kunit *test, int slow, const char *arg)
 {
 	struct fetch_env *env = fetch_env(test);
-	struct uprobe_fetch_area *area;
-	bool same;
-	int len;
+	int len = fetch_hit_fast(test);
+	bool same = len == slow && !memcmp(env->fast, env->buf, slow);
 
-	preempt_disable();
-	area = this_cpu_ptr(uprobe_fetch_areas);
-	len = uprobe_fetch_fast(env->tu, &env->hit, area);
-	same = len == slow && !memcmp(area->fast, env->buf, slow);
-	preempt_enable();
 	if (len == -EFAULT)
 		return true;
 	KUNIT_EXPECT_TRUE_MSG(test, same, "%s: %d bytes the fast way, %d the sleeping way%s",
@@ -619,9 +603,6 @@ static void fetch_fuzz(struct kunit *test)
 	int i, len;
 
 	KUNIT_ASSERT_NOT_NULL(test, seq);
-	mutex_lock(&event_mutex);
-	KUNIT_ASSERT_EQ(test, uprobe_fetch_areas_get(), 0);
-	mutex_unlock(&event_mutex);
 	prandom_seed_state(&rnd, FUZZ_SEED + *run);
 	for (i = 0; i < fuzz_run_length(fuzz_full); i++) {
 		kind = fuzz_draw(&s, &rnd);
@@ -636,9 +617,6 @@ static void fetch_fuzz(struct kunit *test)
 		fetch_forget_args(tu);
 		cond_resched();
 	}
-	mutex_lock(&event_mutex);
-	uprobe_fetch_areas_put();
-	mutex_unlock(&event_mutex);
 	kunit_info(test, "%u accepted uprobe arguments fetched and printed, %u missed the fast way\n",
 		   fired, missed);
 	/* both ways of the fast fetch were taken: it agreed, and it missed */
@@ -648,20 +626,24 @@ static void fetch_fuzz(struct kunit *test)
 
 /*
  * A uprobe event of our own, never registered, user memory of
- * FETCH_MAPPED bytes with the page after it unmapped, and registers
- * pointing into it: di the memory, sp FETCH_STACK into it.
+ * FETCH_MAPPED bytes with the page after it unmapped, registers
+ * pointing into it (di the memory, sp FETCH_STACK into it), and the
+ * per-CPU fetch areas, held as an enabled event holds them.
  */
 static int fetch_test_init(struct kunit *test)
 {
 	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
 	unsigned long addr;
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, env);
 	test->priv = env;
 	env->tu = kunit_kzalloc(test, struct_size(env->tu, tp.args, FETCH_MAX_ARGS), GFP_KERNEL);
 	env->buf = kunit_kzalloc(test, UPROBE_ARGS_MAX, GFP_KERNEL);
+	env->fast = kunit_kzalloc(test, UPROBE_ARGS_MAX, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, env->tu);
 	KUNIT_ASSERT_NOT_NULL(test, env->buf);
+	KUNIT_ASSERT_NOT_NULL(test, env->fast);
 	KUNIT_ASSERT_EQ(test, trace_probe_init(&env->tu->tp, "fetch", "kfork", false), 0);
 	KUNIT_ASSERT_EQ(test, probe_test_use_mm(), 0);
 	addr = vm_mmap(NULL, 0, FETCH_MAPPED + PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -682,6 +664,12 @@ static int fetch_test_init(struct kunit *test)
 	env->regs.sp = addr + FETCH_STACK;
 	env->regs.ip = FETCH_IP;
 	env->hit = (struct uprobe_hit) { .regs = &env->regs, .file_base = addr };
+
+	mutex_lock(&event_mutex);
+	ret = uprobe_fetch_areas_get();
+	mutex_unlock(&event_mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	env->areas = true;
 	return 0;
 }
 
@@ -689,6 +677,13 @@ static void fetch_test_exit(struct kunit *test)
 {
 	struct fetch_env *env = fetch_env(test);
 
+	if (!env)
+		return;
+	if (env->areas) {
+		mutex_lock(&event_mutex);
+		uprobe_fetch_areas_put();
+		mutex_unlock(&event_mutex);
+	}
 	/* the mappings go with the test thread's mm, which exit may not run in */
 	if (env->tu && env->tu->tp.event)
 		trace_probe_cleanup(&env->tu->tp);
