@@ -205,16 +205,22 @@ def _vm_bench(name: str, production: bool) -> Callable[[Runner], List[str]]:
 COVERAGE_SETS = ('make check', 'upstream selftests')
 
 
+def is_suite(path: str) -> bool:
+    """A test suite's own file (*_kunit.c, *_kunit.h), not the code it tests."""
+    return '_kunit' in path.rsplit('/', 1)[-1]
+
+
 def coverage_lines(summary: coverage.Summary) -> List[str]:
-    """A row per file and test set, a column per build and kind; a row
-    where nothing of the file ran on either build is left out."""
+    """A row per implementation file and test set, a column per build and
+    kind; the suites' own files, and a row where nothing of the file ran
+    on either build, are left out."""
     kinds = ('line', 'branch')
     variants = [v for v in COLUMNS if v in summary]
     lines = ['| file | tests | '
              + ' | '.join(f'{v} {coverage.PLURAL[k]}' for v in variants for k in kinds) + ' |',
              '|---|---|' + '---|' * (len(variants) * len(kinds))]
     paths = sorted({p for v in variants for s in COVERAGE_SETS
-                    for p in summary[v].get(s, {})})
+                    for p in summary[v].get(s, {}) if not is_suite(p)})
     for path in paths:
         for test_set in COVERAGE_SETS:
             figures = [summary[v].get(test_set, {}).get(path) for v in variants]
@@ -246,8 +252,8 @@ def measure_coverage(runner: Runner) -> List[str]:
     if result.status:
         how += f', exit status {result.status} (a guest failed: the figures cover what ran)'
     return [header('coverage', runner, how), '', *coverage_lines(summary), '',
-            'Functions, the KUnit-only figures, the headers and why what stays '
-            f'uncovered does are in `{_shown(runner.coverage_out / "coverage.md")}`.']
+            'The suites\' own files, functions, the KUnit-only figures and why what '
+            f'stays uncovered does are in `{_shown(runner.coverage_out / "coverage.md")}`.']
 
 
 def measure_check(runner: Runner) -> List[str]:
