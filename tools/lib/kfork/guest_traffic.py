@@ -47,6 +47,9 @@ SPARSE_EVERY = 0.05                   # seconds between requests
 SPARSE_SIZE = 64
 
 PIE_TARGET = 0.050                    # 8.7 packet times at LINK_PPS
+# The ECN phase's offered load, in link rates: its drops are needed only
+# a little under the 10% at which PIE starts dropping (check_pie_ecn).
+ECN_LOAD = 1.06
 # PIE's phase: the late half is judged, long after the controller's
 # start (it reaches p = 0.5 within about a second). A delay sample is
 # one packet's sojourn, so the judgement is a median of many.
@@ -461,12 +464,15 @@ def check_pie_rate_estimator(tap: Tap, phase: Phase) -> None:
 def check_pie_ecn(tap: Tap, phase: Phase) -> None:
     """ecn with ECN-capable traffic: while p is at most 10% packets are
     marked instead of dropped (RFC 8033 section 5.1). Marks do not slow
-    an unresponsive flow, so one offered 1.1 times the link (needing 9%
-    of its packets gone) keeps the queue growing until p passes 10%,
-    where packets are dropped: p hovers there, and both happen."""
+    an unresponsive flow, so one offered ECN_LOAD times the link keeps
+    the queue growing until p passes 10%, where packets are dropped.
+    The flow needs only 1 - 1/ECN_LOAD = 5.7% of its packets gone, so
+    drops at p over 10% drain the queue, p falls back under 10%, and
+    marking resumes: p swings across the threshold, and both happen
+    again and again, not only while p first rises."""
     name = 'pie ecn'
     tap.check(not phase.errors, f'{name}: flows ran', '\n'.join(phase.errors))
-    if not overloaded(tap, name, phase, least=1.05):
+    if not overloaded(tap, name, phase, least=1.03):
         return
     q = phase.final
     probs = [float(s['prob']) for s in phase.samples]
@@ -518,7 +524,8 @@ def run() -> Tap:
     set_leaf('pie', 'target', f'{int(RATE_TARGET * 1000)}ms', 'dq_rate_estimator')
     check_pie_rate_estimator(tap, run_phase(PIE_SECONDS, Flows(sparse=False)))
     set_leaf('pie', 'target', target, 'ecn')
-    check_pie_ecn(tap, run_phase(PIE_SECONDS, Flows(sparse=False, offered_pps=1.1 * LINK_PPS,
+    check_pie_ecn(tap, run_phase(PIE_SECONDS, Flows(sparse=False,
+                                                    offered_pps=ECN_LOAD * LINK_PPS,
                                                     tos=0x02)))     # ECT(0)
     set_leaf('fq_pie', 'target', target)
     check_fq_pie(tap, run_phase(PIE_SECONDS, Flows(bulk=2, measured=True)))
