@@ -1048,33 +1048,59 @@ def check_bpf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
                   'probe', f'{query}')
 
 
-def check_beside_kprobes(tap: Tap, trace: Path, events: Path) -> None:
-    """Uprobe and kprobe events share dynamic_events: with a kprobe event
-    defined, uprobe_events and uprobe_profile list only the uprobes,
-    dynamic_events lists both, and -:EVENT of the kprobe through
-    uprobe_events removes nothing (ENOENT) while through dynamic_events
-    it removes the kprobe alone."""
+def check_beside_kprobes(tap: Tap, trace: Path, events: Path, binary: Path,
+                         elf: Elf) -> None:
+    """Uprobe and kprobe events share dynamic_events, where each kind
+    takes the commands that are its own. With a kprobe event defined
+    there, a uprobe is defined beside it; uprobe_events and
+    uprobe_profile list only the uprobes, dynamic_events lists both;
+    -:EVENT of the kprobe through uprobe_events removes nothing (ENOENT)
+    while through dynamic_events it removes the kprobe alone."""
     group = f'{GROUP}_k'
-    err = write(trace / 'kprobe_events', f'p:{group}/kf_kp vfs_read')
-    if not tap.check(err is None, f'{group}/kf_kp: a kprobe event defined', err or ''):
+    dynamic = trace / 'dynamic_events'
+    err = write(dynamic, f'p:{group}/kf_kp vfs_read')
+    if not tap.check(err is None, f'{group}/kf_kp: a kprobe event defined in dynamic_events',
+                     err or ''):
         return
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_beside {binary}:{work:#x}')
+    tap.check(err is None, 'kf_beside: a uprobe defined beside the kprobe', err or '')
     listing = events.read_text()
     profile = (trace / 'uprobe_profile').read_text()
-    tap.check(f'{GROUP}/' in listing and f'{group}/' not in listing,
+    tap.check(f'{GROUP}/kf_beside ' in listing and f'{group}/' not in listing,
               'uprobe_events lists the uprobes, not the kprobe', listing)
-    tap.check('kf_kp' not in profile and bool(parse_profile(profile)),
+    tap.check('kf_kp' not in profile and 'kf_beside' in parse_profile(profile),
               'uprobe_profile lists the uprobes, not the kprobe', profile)
-    both = (trace / 'dynamic_events').read_text()
+    both = dynamic.read_text()
     tap.check(f'{group}/kf_kp ' in both and all(line in both for line in listing.splitlines()),
               'dynamic_events lists the uprobes and the kprobe', both)
     err = write(events, f'-:{group}/kf_kp')
     tap.check(err == os.strerror(errno.ENOENT) and events.read_text() == listing
-              and (trace / 'dynamic_events').read_text() == both,
+              and dynamic.read_text() == both,
               'uprobe_events: -:EVENT of a kprobe removes nothing', f'{err}')
-    err = write(trace / 'dynamic_events', f'-:{group}/kf_kp')
-    tap.check(err is None and f'{group}/' not in (trace / 'dynamic_events').read_text()
+    err = write(dynamic, f'-:{group}/kf_kp')
+    tap.check(err is None and f'{group}/' not in dynamic.read_text()
               and events.read_text() == listing,
               'dynamic_events: -:EVENT removes the kprobe and only it', f'{err}')
+    write(events, f'-:{GROUP}/kf_beside')
+
+
+def check_not_removed(tap: Tap, trace: Path, events: Path, binary: Path) -> None:
+    """Commands that name nothing there is change nothing: a probe kind
+    with no place (p alone, EINVAL: no kind of dynamic_events takes it),
+    -:EVENT of an existing event under another group, and -:EVENT with a
+    place that is not its own (ENOENT)."""
+    listing = events.read_text()
+    dynamic = trace / 'dynamic_events'
+    before = dynamic.read_text()
+    err = write(dynamic, 'p')
+    tap.check(err == os.strerror(errno.EINVAL) and dynamic.read_text() == before,
+              'dynamic_events: "p" alone is refused', f'{err}')
+    for command, what in ((f'-:{GROUP}_other/kf_entry', 'another group'),
+                          (f'-:{GROUP}/kf_entry {binary}x:0x0', 'another file')):
+        err = write(events, command)
+        tap.check(err == os.strerror(errno.ENOENT) and events.read_text() == listing,
+                  f'-:EVENT with {what} removes nothing', f'{err}\n{events.read_text()}')
 
 
 def check_refctr_mismatch(tap: Tap, events: Path, probed: Path, elf: Elf) -> None:
@@ -1129,7 +1155,8 @@ def run(folder: Path) -> Tap:
             check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
             check_soft_disabled(tap, trace, events, probed, elf, cold_file)
             check_bpf(tap, trace, events, probed, elf, cold_file)
-            check_beside_kprobes(tap, trace, events)
+            check_beside_kprobes(tap, trace, events, probed, elf)
+            check_not_removed(tap, trace, events, probed)
             check_refctr_mismatch(tap, events, probed, elf)
             check_removal_by_place(tap, events, probed, elf)
             check_replaced(tap, trace, events, probed, cold_file, form)
