@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import struct
 import unittest
 from pathlib import Path
@@ -257,6 +258,23 @@ class TrafficJudgeTest(unittest.TestCase):
         slow = traffic.Phase(4.0, bulk_sent=400, bulk_elapsed=2.0)   # 200/s < 1.3 * 173
         self.assertTrue(traffic.overloaded(tap, 'q', phase()))
         self.assertFalse(traffic.overloaded(tap, 'q', slow))
+
+    def test_arrival_stamp(self) -> None:
+        stamp = (socket.SOL_SOCKET, 35, struct.pack('=qq', 10, 250_000_000))
+        other = (socket.SOL_IP, 35, struct.pack('=qq', 99, 0))
+        self.assertEqual(traffic.arrival_stamp([other, stamp]), 10.25)
+        with self.assertRaises(RuntimeError):
+            traffic.arrival_stamp([other])
+
+    def test_offered_rate_leaves_stalls_out(self) -> None:
+        # 14 s of schedule at 187/s with the guest stopped for 1 s: 2431
+        # sent in 13 s on schedule, 187/s; over all 14 s only 173.6/s,
+        # under 1.03 times the 173.4/s link.
+        p = traffic.Phase(14.0, bulk_sent=2431, bulk_elapsed=14.0, bulk_stalled=1.0)
+        self.assertAlmostEqual(p.offered_pps, 187.0)
+        self.assertTrue(traffic.overloaded(Tap('t'), 'q', p, least=1.03))
+        p.bulk_stalled = 0.0
+        self.assertFalse(traffic.overloaded(Tap('t'), 'q', p, least=1.03))
 
     def test_hhf_two_heavy_hitters_fail(self) -> None:
         p = phase(packets=500, drops=200, qlen=40, drop_overlimit=200, tot_hh=2, cur_hh=1)

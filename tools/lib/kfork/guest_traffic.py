@@ -61,11 +61,25 @@ PIE_LATE_SAMPLES = 50
 SAMPLE_EVERY = 0.05
 # A guest stall longer than this is not made up for by a burst: the
 # test offers a steady overload, and a catch-up burst would be a queue
-# the controller never caused.
+# the controller never caused. The link stalls with the guest (HTB's
+# tokens stop at its burst), so the offered rate leaves such gaps out.
 BULK_MAX_LAG = 0.1
 DRAIN_BITS = 10_000_000_000
+SO_TIMESTAMPNS = 35                   # = SCM_TIMESTAMPNS, asm-generic/socket.h
+TIMESPEC = struct.Struct('=qq')       # struct timespec on x86-64
 HHF_ADMIT = 20000                     # bytes per 40 ms reset period
 HHF_RESET = 0.040
+
+
+def arrival_stamp(ancillary: List[Tuple[int, int, bytes]]) -> float:
+    """The CLOCK_REALTIME second at which the kernel took a datagram in,
+    from recvmsg's control messages (SO_TIMESTAMPNS on)."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+            sec, nsec = TIMESPEC.unpack(data[:TIMESPEC.size])
+            stamp: float = sec + nsec / 1e9
+            return stamp
+    raise RuntimeError('a datagram came without its arrival stamp')
 
 
 def ns_enter(name: str) -> None:
@@ -170,6 +184,8 @@ class Phase:
     seconds: float
     bulk_sent: int = 0
     bulk_elapsed: float = 0.0
+    # the longest any bulk flow went without running for BULK_MAX_LAG
+    bulk_stalled: float = 0.0
     sparse_sent: int = 0
     rtts: List[float] = field(default_factory=list)
     lost: int = 0
@@ -190,7 +206,11 @@ class Phase:
 
     @property
     def offered_pps(self) -> float:
-        return self.bulk_sent / self.bulk_elapsed if self.bulk_elapsed else 0.0
+        """Bulk packets per second while the guest ran: a sender merely
+        late still counts against it, one that did not run at all (the
+        link did not either) does not."""
+        running = self.bulk_elapsed - self.bulk_stalled
+        return self.bulk_sent / running if running > 0 else 0.0
 
     def late(self) -> List[Dict[str, Any]]:
         """Samples from the second half, after the controller's start."""
@@ -224,35 +244,46 @@ def run_phase(seconds: float, flows: Flows) -> Phase:
             if flows.measured:
                 receiving.wait(5)
             pad = bytes(PAYLOAD - 8)
+            every = flows.bulk / flows.offered_pps
             start = time.monotonic()
-            due = start
+            due = last = start
+            stalled = 0.0
             while not stop.is_set():
                 now = time.monotonic()
                 if due > now:
                     time.sleep(due - now)
-                s.sendto(struct.pack('=d', time.monotonic()) + pad, dest)
+                sent = time.monotonic()
+                s.sendto(struct.pack('=d', time.time()) + pad, dest)
                 phase.bulk_sent += 1
-                due = max(due, now - BULK_MAX_LAG) + flows.bulk / flows.offered_pps
+                if sent - last > BULK_MAX_LAG:
+                    stalled += sent - last - every
+                last = sent
+                due = max(due, now - BULK_MAX_LAG) + every
             phase.bulk_elapsed = max(phase.bulk_elapsed, time.monotonic() - start)
+            phase.bulk_stalled = max(phase.bulk_stalled, stalled)
         return bulk
 
     def receiver() -> None:
-        """One socket per measured flow; CLOCK_MONOTONIC is one clock
-        in both namespaces, so arrival less send time is the delay."""
+        """One socket per measured flow. A packet's delay is the
+        kernel's arrival stamp less the send time it carries, both
+        CLOCK_REALTIME, one clock in both namespaces: how late this
+        thread reads it is left out."""
         socks = []
         for flow in range(flows.bulk):
             s = phase.udp()
             s.bind((RCV_IP, SINK_PORT + flow))
+            s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
             s.setblocking(False)
             socks.append(s)
             phase.delays[flow] = []
         receiving.set()
         while not stop.is_set():
             for r in select.select(socks, [], [], 0.2)[0]:
-                data = r.recv(2048)
-                now = time.monotonic()
+                data, ancillary, _, _ = r.recvmsg(2048, socket.CMSG_SPACE(TIMESPEC.size))
+                arrived = arrival_stamp(ancillary)
                 flow = r.getsockname()[1] - SINK_PORT
-                phase.delays[flow].append((now - start, now - struct.unpack_from('=d', data)[0]))
+                phase.delays[flow].append((time.monotonic() - start,
+                                           arrived - struct.unpack_from('=d', data)[0]))
 
     def echo() -> None:
         s = phase.udp()
@@ -330,8 +361,9 @@ def overloaded(tap: Tap, name: str, phase: Phase, least: float = 1.3) -> bool:
     (by `least` times its rate)."""
     return tap.check(phase.offered_pps > least * LINK_PPS,
                      f'{name}: bulk flow overloads the link',
-                     f'offered {phase.offered_pps:.0f} packets/s, link {LINK_PPS:.0f}: '
-                     'the guest is too slow to load it')
+                     f'offered {phase.offered_pps:.0f} packets/s, link {LINK_PPS:.0f} '
+                     f'(guest stalled {phase.bulk_stalled:.2f} of '
+                     f'{phase.bulk_elapsed:.2f} s): the guest is too slow to load it')
 
 
 def quartiles(values: List[float]) -> str:
@@ -476,8 +508,9 @@ def check_pie_ecn(tap: Tap, phase: Phase) -> None:
         return
     q = phase.final
     probs = [float(s['prob']) for s in phase.samples]
-    tap.note(f'{name}: {q["ecn_mark"]} marked, {q["dropped"]} dropped of {q["pkts_in"]} '
-             f'taken in; prob {quartiles(probs)}')
+    tap.note(f'{name}: offered {phase.offered_pps:.0f} packets/s (stalled '
+             f'{phase.bulk_stalled:.2f} s); {q["ecn_mark"]} marked, {q["dropped"]} dropped '
+             f'of {q["pkts_in"]} taken in; prob {quartiles(probs)}')
     tap.check(q['ecn_mark'] > 0, f'{name}: ECN-capable packets are marked',
               f'ecn_mark {q["ecn_mark"]}')
     tap.check(bool(probs) and max(probs) > 0.1 and q['dropped'] > 0,
