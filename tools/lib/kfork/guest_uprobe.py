@@ -13,6 +13,7 @@ source and the x86-64 SysV ABI. Prints TAP, one case per check.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import re
@@ -549,6 +550,21 @@ def caret_column(log: str) -> Optional[Tuple[str, int]]:
     return None
 
 
+def write_once(path: Path, text: str) -> Optional[str]:
+    """write(2) once, through the C library: os.write retries a write
+    that fails with EINTR (PEP 475), and a tracefs enable returns EINTR
+    for good while perf holds the event. The kernel's error, if any."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    data = (text + '\n').encode()
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    try:
+        if libc.write(fd, data, len(data)) >= 0:
+            return None
+        return os.strerror(ctypes.get_errno())
+    finally:
+        os.close(fd)
+
+
 # --- running it -------------------------------------------------------------
 
 def tracefs() -> Path:
@@ -920,6 +936,85 @@ def check_perf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
     tap.check(err is None, 'kf_perf: removed once perf has closed it', err or '')
 
 
+def check_perf_exec(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
+                    cold_file: Path) -> None:
+    """`perf stat -e EVENT -- sh -c "A; A"`: perf opens the event on a
+    forked child before it execs, disabled until the exec and inherited
+    by the shell's children. Nothing runs kf_work until the shell's two
+    children exec kf_target, whose breakpoints come with their exec's
+    mmap; their counts fold into the event at their exit: 2 * KF_CALLS."""
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_perf_exec {binary}:{work:#x}')
+    if not tap.check(err is None, 'kf_perf_exec: defined', err or ''):
+        return
+    event_id = int((trace / 'events' / GROUP / 'kf_perf_exec' / 'id').read_text())
+    run = f'{binary} {cold_file}'
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(go_w)
+            os.read(go_r, 1)
+            os.execv('/bin/sh', ['sh', '-c', f'{run} && {run}'])
+        finally:
+            os._exit(127)
+    os.close(go_r)
+    fd = -1
+    try:
+        fd = perf_event.open_tracepoint(event_id, pid, flags=perf_event.DISABLED
+                                        | perf_event.INHERIT | perf_event.ENABLE_ON_EXEC)
+    finally:
+        os.write(go_w, b'g')
+        os.close(go_w)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    try:
+        got = perf_event.count(fd)
+    finally:
+        os.close(fd)
+    calls = 2 * num('KF_CALLS')
+    tap.check(status == 0 and got == calls,
+              'kf_perf_exec: an event enabled on exec counts the inheriting children',
+              f'status {status}, want {calls}, got {got}')
+    hits = parse_profile((trace / 'uprobe_profile').read_text()).get('kf_perf_exec')
+    tap.check(hits == calls, 'kf_perf_exec: the children hit, and only they',
+              f'want {calls}, got {hits}')
+    err = write(events, f'-:{GROUP}/kf_perf_exec')
+    tap.check(err is None, 'kf_perf_exec: removed once perf has closed it', err or '')
+
+
+def check_one_kind_of_consumer(tap: Tap, trace: Path, events: Path, binary: Path,
+                               elf: Elf) -> None:
+    """An event serves tracefs or perf, not both at once: while it is
+    enabled in tracefs perf cannot open it, and while perf has it open
+    tracefs cannot enable it (EINTR, as 6.1's probe_event_enable)."""
+    work = elf.file_offset(elf.symbols['kf_work'])
+    err = write(events, f'p:{GROUP}/kf_kind {binary}:{work:#x}')
+    if not tap.check(err is None, 'kf_kind: defined', err or ''):
+        return
+    folder = trace / 'events' / GROUP / 'kf_kind'
+    event_id = int((folder / 'id').read_text())
+    write(folder / 'enable', '1', append=False)
+    try:
+        os.close(perf_event.open_tracepoint(event_id, os.getpid()))
+        err = None
+    except OSError as refused:
+        err = os.strerror(refused.errno)
+    write(folder / 'enable', '0', append=False)
+    tap.check(err == os.strerror(errno.EINTR), 'kf_kind: perf cannot open it while '
+              'tracefs has it enabled', f'{err}')
+    fd = perf_event.open_tracepoint(event_id, os.getpid())
+    try:
+        err = write_once(folder / 'enable', '1')
+        enabled = (folder / 'enable').read_text().strip()
+    finally:
+        os.close(fd)
+    tap.check(err == os.strerror(errno.EINTR) and enabled == '0',
+              'kf_kind: tracefs cannot enable it while perf has it open',
+              f'write: {err}, enable: {enabled}')
+    err = write(events, f'-:{GROUP}/kf_kind')
+    tap.check(err is None, 'kf_kind: removed once both let it go', err or '')
+
+
 def check_perf_systemwide(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
                           cold_file: Path) -> None:
     """A system-wide perf event (pid -1, one per CPU) wants every
@@ -1054,8 +1149,9 @@ def check_beside_kprobes(tap: Tap, trace: Path, events: Path, binary: Path,
     takes the commands that are its own. With a kprobe event defined
     there, a uprobe is defined beside it; uprobe_events and
     uprobe_profile list only the uprobes, dynamic_events lists both;
-    -:EVENT of the kprobe through uprobe_events removes nothing (ENOENT)
-    while through dynamic_events it removes the kprobe alone."""
+    a uprobe cannot take the kprobe's name; -:EVENT of the kprobe through
+    uprobe_events removes nothing (ENOENT) while through dynamic_events
+    it removes the kprobe alone."""
     group = f'{GROUP}_k'
     dynamic = trace / 'dynamic_events'
     err = write(dynamic, f'p:{group}/kf_kp vfs_read')
@@ -1066,6 +1162,12 @@ def check_beside_kprobes(tap: Tap, trace: Path, events: Path, binary: Path,
     err = write(events, f'p:{GROUP}/kf_beside {binary}:{work:#x}')
     tap.check(err is None, 'kf_beside: a uprobe defined beside the kprobe', err or '')
     listing = events.read_text()
+    clash = f'p:{group}/kf_kp'
+    check_args_refused(tap, trace, events, f'{clash} {binary}:{work:#x}', clash,
+                       'Given group/event name is already used by another event',
+                       'a uprobe named as the kprobe is refused')
+    tap.check(events.read_text() == listing, 'the refused uprobe changes nothing',
+              events.read_text())
     profile = (trace / 'uprobe_profile').read_text()
     tap.check(f'{GROUP}/kf_beside ' in listing and f'{group}/' not in listing,
               'uprobe_events lists the uprobes, not the kprobe', listing)
@@ -1101,6 +1203,43 @@ def check_not_removed(tap: Tap, trace: Path, events: Path, binary: Path) -> None
         err = write(events, command)
         tap.check(err == os.strerror(errno.ENOENT) and events.read_text() == listing,
                   f'-:EVENT with {what} removes nothing', f'{err}\n{events.read_text()}')
+
+
+def check_not_uprobe_commands(tap: Tap, trace: Path, events: Path, binary: Path) -> None:
+    """uprobe_events takes only uprobes: a command that is none (a kind
+    neither p nor r, a kind with no place, a path with no offset or with
+    a name where the offset goes) is refused with EINVAL before any
+    parsing, so it leaves no error_log entry and changes nothing."""
+    listing = events.read_text()
+    for command, what in ((f'x:{GROUP}/kf_x {binary}:0x0', 'a kind neither p nor r'),
+                          ('r', '"r" alone'),
+                          (f'p {binary}', 'a path with no offset'),
+                          (f'p {binary}:kf_work', 'a name for the offset')):
+        write(trace / 'error_log', '', append=False)
+        err = write(events, command)
+        log = (trace / 'error_log').read_text()
+        tap.check(err == os.strerror(errno.EINVAL) and not log
+                  and events.read_text() == listing,
+                  f'uprobe_events: {what} is not a uprobe', f'{err}\n{log}')
+
+
+def check_group_removal(tap: Tap, events: Path, binary: Path, elf: Elf) -> None:
+    """-:GROUP/ (no event name) removes every event of the group and
+    nothing else; -:EVENT (no group) removes that event in any group."""
+    group = f'{GROUP}_g'
+    work = elf.file_offset(elf.symbols['kf_work'])
+    before = events.read_text()
+    for event in ('kf_ga', 'kf_gb', 'kf_gc'):
+        err = write(events, f'p:{group}/{event} {binary}:{work:#x}')
+        tap.check(err is None, f'{group}/{event} defined', err or '')
+    err = write(events, '-:kf_gc')
+    left = events.read_text()
+    tap.check(err is None and f'{group}/kf_gc ' not in left and f'{group}/kf_gb ' in left,
+              '-:EVENT with no group removes the event of that name', f'{err}\n{left}')
+    err = write(events, f'-:{group}/')
+    tap.check(err is None and events.read_text() == before,
+              '-:GROUP/ removes the group\'s events, and only them',
+              f'{err}\n{events.read_text()}')
 
 
 def check_refctr_mismatch(tap: Tap, events: Path, probed: Path, elf: Elf) -> None:
@@ -1153,10 +1292,14 @@ def run(folder: Path) -> Tap:
             check_removal(tap, trace, events)
             check_perf(tap, trace, events, probed, elf, cold_file)
             check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
+            check_perf_exec(tap, trace, events, probed, elf, cold_file)
+            check_one_kind_of_consumer(tap, trace, events, probed, elf)
             check_soft_disabled(tap, trace, events, probed, elf, cold_file)
             check_bpf(tap, trace, events, probed, elf, cold_file)
             check_beside_kprobes(tap, trace, events, probed, elf)
             check_not_removed(tap, trace, events, probed)
+            check_not_uprobe_commands(tap, trace, events, probed)
+            check_group_removal(tap, events, probed, elf)
             check_refctr_mismatch(tap, events, probed, elf)
             check_removal_by_place(tap, events, probed, elf)
             check_replaced(tap, trace, events, probed, cold_file, form)

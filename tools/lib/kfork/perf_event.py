@@ -25,15 +25,21 @@ PERF_TYPE_TRACEPOINT = 2
 # size, config, sample_period, sample_type, read_format, the flag bits,
 # wakeup_events, bp_type, config1, config2. Flags 0: enabled, counting.
 _ATTR = struct.Struct('<IIQQQQQIIQQ')
+# perf_event_attr's flag bits, as `perf stat -- COMMAND` sets them:
+# counting starts at the task's exec, and its children inherit it.
+DISABLED = 1 << 0
+INHERIT = 1 << 1
+ENABLE_ON_EXEC = 1 << 12
 _PMU = Path('/sys/bus/event_source/devices')
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _open(type_: int, config: int, config1: int, config2: int, pid: int,
-          cpu: int = -1) -> int:
+          cpu: int = -1, flags: int = 0) -> int:
     attr = ctypes.create_string_buffer(
-        _ATTR.pack(type_, _ATTR.size, config, 0, 0, 0, 0, 0, 0, config1, config2), _ATTR.size)
+        _ATTR.pack(type_, _ATTR.size, config, 0, 0, 0, flags, 0, 0, config1, config2),
+        _ATTR.size)
     fd = int(_libc.syscall(ctypes.c_long(SYS_PERF_EVENT_OPEN), attr, ctypes.c_long(pid),
                            ctypes.c_long(cpu), ctypes.c_long(-1), ctypes.c_ulong(0)))
     if fd < 0:
@@ -42,10 +48,10 @@ def _open(type_: int, config: int, config1: int, config2: int, pid: int,
     return fd
 
 
-def open_tracepoint(event_id: int, pid: int, cpu: int = -1) -> int:
+def open_tracepoint(event_id: int, pid: int, cpu: int = -1, flags: int = 0) -> int:
     """Count the hits of a trace event (events/GROUP/EVENT/id) in PID,
-    or with pid -1, system-wide on CPU."""
-    return _open(PERF_TYPE_TRACEPOINT, event_id, 0, 0, pid, cpu)
+    or with pid -1, system-wide on CPU; FLAGS are the attr's bits."""
+    return _open(PERF_TYPE_TRACEPOINT, event_id, 0, 0, pid, cpu, flags)
 
 
 def pmu_config_bit(pmu: str, name: str) -> int:
