@@ -12,6 +12,7 @@ from kfork import guest_tc as tcs
 from kfork import guest_tests as gt
 from kfork import guest_bench
 from kfork import guest_traffic as traffic
+from kfork import guest_clients as clients
 from kfork import guest_uprobe as up
 from kfork import perf_event
 from kfork import rtnl
@@ -147,6 +148,55 @@ class UprobeElfTest(unittest.TestCase):
                          {'kf_int': 0x404010})
 
 
+class ClientsTest(unittest.TestCase):
+    """The clients suite's derivations, on the cover letter's own build
+    (seed 001): its objdump of main, its nm and a 2013 non-PIE's one text
+    segment at 0x400000 from file offset 0."""
+
+    MAIN = [(0x4004b0, 'push   %rbp'), (0x4004b1, 'mov    %rsp,%rbp'),
+            (0x4004b4, 'mov    %edi,-0x14(%rbp)'), (0x4004b7, 'mov    %rsi,-0x20(%rbp)'),
+            (0x4004bb, 'movq   $0x1234,-0x8(%rbp)'), (0x4004c3, 'mov    $0x7f,%eax'),
+            (0x4004c8, 'pop    %rbp'), (0x4004c9, 'ret')]
+
+    def cover_letter(self, pie: bool = False) -> clients.Program:
+        return clients.Program(Path('/home/namhyung/tmp/foo'), pie,
+                               {'main': 0x4004b0, 'glob': 0x6008a8, 'str': 0x6008ac,
+                                'foo': 0x6008bc},
+                               [up.Segment(0, 0x400000, 0x6c4, 'RE'),
+                                up.Segment(0x6c8, 0x6006c8, 0x1f8, 'RW')], self.MAIN)
+
+    def test_probe_point_is_main_plus_0x13(self) -> None:
+        prog = self.cover_letter()
+        self.assertEqual(prog.probe_point - prog.symbols['main'], 0x13)
+        self.assertEqual(prog.file_offset(), 0x4c3)
+
+    def test_fetchargs_are_the_cover_letters(self) -> None:
+        args = {name: (spec, value) for name, spec, value in self.cover_letter().fetchargs()}
+        self.assertEqual(args, {
+            'glob': ('@0x6008a8:s32', '-1'),
+            'str': ('@+0x2008ac:string', '"hello uprobe."'),
+            'bit': ('@+0x2008bc:b10@2/32', '5'),
+            'argc': ('%di:s32', '1'),
+            'local': ('-0x8(%bp)', '0x1234')})
+
+    def test_pie_reads_glob_by_offset(self) -> None:
+        args = {name: spec for name, spec, _ in self.cover_letter(pie=True).fetchargs()}
+        self.assertEqual(args['glob'], '@+0x2008a8:s32')
+
+    def test_no_store_of_local_is_an_error(self) -> None:
+        prog = clients.Program(Path('foo'), False, {}, [], self.MAIN[:4])
+        with self.assertRaises(ValueError):
+            prog.probe_point
+
+    def test_parse_script(self) -> None:
+        line = ('             foo  2008 [002]  2199.867154: probe_foo:foo: (4004c3) glob=-1 '
+                'str="hello uprobe." bit=5 argc=1 local=0x1234')
+        self.assertEqual(clients.parse_script(f'# header\n{line}\n'), [clients.Sample(
+            'foo', 'probe_foo:foo', 0x4004c3,
+            {'glob': '-1', 'str': '"hello uprobe."', 'bit': '5', 'argc': '1',
+             'local': '0x1234'})])
+
+
 class GuestBenchTest(unittest.TestCase):
     def test_argn_figure_fetches_the_same_fields(self) -> None:
         # $arg1..$arg6 are rdi, rsi, rdx, rcx, r8, r9 at entry: the $argN
@@ -237,7 +287,18 @@ class OwnTapTest(unittest.TestCase):
         tap.check(False, 'two', 'why')
         tap.note('measured')
         self.assertEqual(tap.lines(), ['TAP version 13', '1..2', 'ok 1 one', 'not ok 2 two',
-                                       '# why', '# measured', '# x: 1 passed, 1 failed'])
+                                       '# why', '# measured',
+                                       '# x: 1 passed, 1 failed, 0 skipped'])
+
+    def test_tap_skip_reads_back_as_skipped(self) -> None:
+        tap = Tap('x')
+        tap.check(True, 'one')
+        tap.skip('two', 'perf is not installed')
+        self.assertTrue(tap.ok)
+        lines = tap.lines()
+        self.assertIn('ok 2 two # SKIP perf is not installed', lines)
+        self.assertEqual(lines[-1], '# x: 1 passed, 0 failed, 1 skipped')
+        self.assertEqual(gt.parse_own('\n'.join(lines)), {'one': 'PASS', 'two': 'SKIP'})
 
 
 def phase(**final: int) -> traffic.Phase:

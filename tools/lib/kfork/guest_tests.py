@@ -13,7 +13,7 @@ fork must pass every test that passes there; a test that does better on
 the fork is reported, not failed. On the upstream implementation itself
 any difference fails: the baseline is stale.
 
-The project's own suites (uprobe, traffic, tc) print TAP with a plan, and
+The project's own suites (uprobe, traffic, tc, clients) print TAP with a plan, and
 every case must pass on both builds. Their 'kfork-diff: KEY VALUE' lines
 must also be alike on both builds (tools/vm compare).
 """
@@ -153,6 +153,8 @@ SUITES: Tuple[Suite, ...] = (
           'pie, fq_pie and hhf under real traffic between two namespaces'),
     Suite('tc', OWN, 600, parse_own, _own('tc'),
           'every pie, fq_pie and hhf option through the machine\'s tc'),
+    Suite('clients', OWN, 900, parse_own, _own('clients'),
+          'perf probe/record/script and bpftrace on the seed cover letter\'s program'),
 )
 
 

@@ -1,0 +1,260 @@
+"""The guest's clients test: the machine's own tracing tools on uprobe events.
+
+Runs inside a tools/vm guest (python3 -m kfork.guest_clients). Users do
+not write uprobe_events by hand: this compiles tools/guest/clients/foo.c,
+the seed cover letter's example, as a non-PIE and a PIE executable and
+drives the kernel the ways they do:
+
+- perf (linux-perf): the cover letter's flow, `perf probe -x foo -a
+  'foo=main+OFF glob=@ADDR:s32 str=@+OFF:string bit=@+OFF:b10@2/32
+  argc=%di:s32 local=-0x8(%bp)'` with this build's addresses, `perf
+  record -e probe_foo:foo ./foo`, `perf script`, `perf probe -l` and
+  `-d`;
+- bpftrace: `uprobe:` and `uretprobe:` on main with arg0, arg1 and
+  retval, attached through the perf uprobe PMU.
+
+Every value expected comes from foo.c, the ELF (nm, readelf, objdump)
+and 6.1's print formats, never from a run. A client that is not
+installed skips its cases with the reason. Prints TAP.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+from .common import project_root
+from .guest_uprobe import (Segment, disassembly, parse_nm, parse_segments, segment_of,
+                           tracefs)
+from .tap import Tap
+
+SOURCE = project_root() / 'tools' / 'guest' / 'clients' / 'foo.c'
+# foo.c's values
+GLOB = -1
+STR = 'hello uprobe.'
+FOO_FOO = 5             # struct foo's 20-bit field, after 2 unused bits
+LOCAL = 0x1234
+EXIT = 127
+# perf probe names the group after the program, probe_PROG
+GROUP, EVENT = 'probe_foo', 'foo'
+TIMEOUT = 300           # seconds for one client command under TCG
+
+
+@dataclass(frozen=True)
+class Program:
+    """foo as built here: where everything is in its ELF."""
+    path: Path
+    pie: bool
+    symbols: Dict[str, int]
+    segments: List[Segment]
+    main: List[Tuple[int, str]]     # main's (address, instruction)
+
+    @property
+    def probe_point(self) -> int:
+        """The cover letter's main+0x13: the instruction after the one
+        that stores local, so -0x8(%bp) holds it."""
+        for (_, insn), (after, _) in zip(self.main, self.main[1:]):
+            if insn.replace(' ', '').endswith(f'${LOCAL:#x},-0x8(%rbp)'):
+                return after
+        raise ValueError(f'main stores no {LOCAL:#x} at -0x8(%rbp): {self.main}')
+
+    @property
+    def bias(self) -> int:
+        """Link address less file offset of the probed text: the base
+        that @+OFFSET counts from (6.1: probe address - probe offset)."""
+        return segment_of(self.segments, self.probe_point).bias
+
+    def file_offset(self) -> int:
+        return self.probe_point - self.bias
+
+    def fetchargs(self) -> List[Tuple[str, str, str]]:
+        """The cover letter's arguments: (name, fetch spec, the value as
+        6.1 prints it). A PIE's glob is not at a link-time address, so
+        the PIE reads it @+ too."""
+        sym = self.symbols
+        glob = f'@+{sym["glob"] - self.bias:#x}' if self.pie else f'@{sym["glob"]:#x}'
+        return [
+            ('glob', f'{glob}:s32', str(GLOB)),
+            ('str', f'@+{sym["str"] - self.bias:#x}:string', f'"{STR}"'),
+            # bits 2 to 11 of the u32 holding the fields: foo's low ten
+            # bits; a bitfield prints as its container, u32, in decimal
+            ('bit', f'@+{sym["foo"] - self.bias:#x}:b10@2/32', str(FOO_FOO & 0x3ff)),
+            ('argc', '%di:s32', '1'),
+            # no type: x64, printed 0x%Lx
+            ('local', '-0x8(%bp)', hex(LOCAL)),
+        ]
+
+
+def build(folder: Path, pie: bool) -> Program:
+    """foo.c compiled as the cover letter does (gcc -g), as a non-PIE or
+    PIE executable, in its own folder: perf's group is probe_foo."""
+    where = folder / ('pie' if pie else 'nopie')
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / 'foo'
+    subprocess.run(['gcc', '-g', '-O0', '-fno-omit-frame-pointer',
+                    '-pie' if pie else '-no-pie', '-o', str(path), str(SOURCE)], check=True)
+
+    def tool(*argv: str) -> str:
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+    return Program(path, pie, parse_nm(tool('nm', str(path))),
+                   parse_segments(tool('readelf', '-lW', str(path))),
+                   disassembly(tool('objdump', '-d', '--no-show-raw-insn', str(path)))['main'])
+
+
+@dataclass(frozen=True)
+class Ran:
+    status: int
+    out: str
+
+    def why(self) -> str:
+        return f'exit {self.status}\n{self.out}'
+
+
+def run(argv: Sequence[str], cwd: Path) -> Ran:
+    """A client command, its output and errors as one text (perf writes
+    its notes to stderr). perf keeps its files under HOME, and pages
+    nothing."""
+    env = dict(os.environ, HOME=str(cwd), PAGER='cat', TERM='dumb')
+    try:
+        done = subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired as err:
+        return Ran(-1, f'timed out after {TIMEOUT} s: {err.output or ""}')
+    return Ran(done.returncode, done.stdout)
+
+
+# perf script: "COMM PID [CPU] TIME: GROUP:EVENT: (ADDR) NAME=VALUE ..."
+_SCRIPT = re.compile(r'^\s*(\S+)\s+\d+\s+\[\d+\]\s+[\d.]+:\s+(\w+):(\w+):\s+'
+                     r'\(([0-9a-f]+)\)\s*(.*)$')
+_FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
+
+
+@dataclass(frozen=True)
+class Sample:
+    comm: str
+    event: str
+    address: int
+    fields: Dict[str, str]
+
+
+def parse_script(text: str) -> List[Sample]:
+    """perf script's lines of probe events."""
+    out = []
+    for m in map(_SCRIPT.match, text.splitlines()):
+        if m:
+            out.append(Sample(m.group(1), f'{m.group(2)}:{m.group(3)}', int(m.group(4), 16),
+                              dict(_FIELD.findall(m.group(5)))))
+    return out
+
+
+def skip_all(tap: Tap, names: Sequence[str], why: str) -> None:
+    for name in names:
+        tap.skip(name, why)
+
+
+def check_perf(tap: Tap, prog: Program) -> None:
+    """The cover letter's flow: perf probe writes the definition, perf
+    record takes one sample of foo's one call, perf script prints it."""
+    kind = 'PIE' if prog.pie else 'non-PIE'
+    names = [f'perf {kind}: {step}' for step in
+             ('perf probe -a', 'uprobe_events holds the definition', 'perf record',
+              'perf script: one sample of foo', 'perf script: the probe address',
+              'perf script: the fields', 'perf probe -l lists it', 'perf probe -d')]
+    if shutil.which('perf') is None:
+        skip_all(tap, names, 'perf is not installed (Debian package linux-perf)')
+        return
+    events = tracefs() / 'uprobe_events'
+    at, args = prog.probe_point, prog.fetchargs()
+    main = prog.symbols['main']
+    spec = ' '.join(f'{name}={fetch}' for name, fetch, _ in args)
+    added = run(['perf', 'probe', '-x', str(prog.path), '-a',
+                 f'{EVENT}=main+{at - main:#x} {spec}'], prog.path.parent)
+    if not tap.check(added.status == 0, names[0], added.why()):
+        skip_all(tap, names[1:], 'perf probe did not add the event')
+        return
+    want = f'p:{GROUP}/{EVENT} {prog.path}:0x{prog.file_offset():016x} {spec}'
+    listing = events.read_text()
+    tap.check(want in listing.splitlines(), names[1], f'want {want}\ngot {listing}')
+    data = prog.path.parent / 'perf.data'
+    recorded = run(['perf', 'record', '-o', str(data), '-e', f'{GROUP}:{EVENT}',
+                    str(prog.path)], prog.path.parent)
+    tap.check(data.is_file() and 'perf record: Captured' in recorded.out, names[2],
+              recorded.why())
+    script = run(['perf', '--no-pager', 'script', '-i', str(data)], prog.path.parent)
+    samples = [s for s in parse_script(script.out) if s.event == f'{GROUP}:{EVENT}']
+    if tap.check(len(samples) == 1 and samples[0].comm == 'foo', names[3], script.why()):
+        sample = samples[0]
+        # a non-PIE runs at its link address; a PIE is loaded a whole
+        # number of pages away from it
+        placed = (sample.address == at if not prog.pie else
+                  sample.address != at and (sample.address - at) % 4096 == 0)
+        tap.check(placed, names[4], f'main+{at - main:#x} links at {at:#x}, '
+                  f'the sample shows {sample.address:#x}')
+        want_fields = {name: value for name, _, value in args}
+        tap.check(sample.fields == want_fields, names[5],
+                  f'want {want_fields}\ngot  {sample.fields}')
+    else:
+        skip_all(tap, names[4:6], 'no sample')
+    listed = run(['perf', '--no-pager', 'probe', '-l'], prog.path.parent)
+    tap.check(listed.status == 0 and f'{GROUP}:{EVENT} ' in listed.out, names[6], listed.why())
+    deleted = run(['perf', 'probe', '-d', f'{GROUP}:{EVENT}'], prog.path.parent)
+    left = events.read_text()
+    tap.check(deleted.status == 0 and f'{GROUP}/{EVENT} ' not in left, names[7],
+              f'{deleted.why()}\nuprobe_events: {left}')
+
+
+def check_bpftrace(tap: Tap, prog: Program) -> None:
+    """bpftrace's uprobe and uretprobe on main, through the perf uprobe
+    PMU (nothing shows in uprobe_events): main's argc and argv[0] on
+    entry, its return value on return."""
+    kind = 'PIE' if prog.pie else 'non-PIE'
+    names = [f'bpftrace {kind}: {step}' for step in
+             ('runs foo', 'uprobe: arg0 is argc, arg1 argv', 'uretprobe: retval',
+              'no event is left behind')]
+    if shutil.which('bpftrace') is None:
+        skip_all(tap, names, 'bpftrace is not installed (Debian package bpftrace)')
+        return
+    events = tracefs() / 'uprobe_events'
+    before = events.read_text()
+    program = (f'uprobe:{prog.path}:main {{ printf("argc=%d argv0=%s\\n", arg0, '
+               f'str(*(uint64 *)arg1)); }} '
+               f'uretprobe:{prog.path}:main {{ printf("ret=%d\\n", retval); }}')
+    traced = run(['bpftrace', '-e', program, '-c', str(prog.path)], prog.path.parent)
+    lines = [line.strip() for line in traced.out.splitlines()]
+    tap.check(traced.status == 0 and 'Attaching 2 probes...' in lines, names[0], traced.why())
+    tap.check(f'argc=1 argv0={prog.path}' in lines, names[1], traced.why())
+    tap.check(f'ret={EXIT}' in lines, names[2], traced.why())
+    tap.check(events.read_text() == before, names[3], events.read_text())
+
+
+def run_all(folder: Path) -> Tap:
+    tap = Tap('clients')
+    tracefs()
+    for pie in (False, True):
+        prog = build(folder, pie)
+        check_perf(tap, prog)
+        check_bpftrace(tap, prog)
+    return tap
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    folder = Path(argv[0]) if argv else Path('/tmp/kfork-clients')
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        tap = run_all(folder)
+    except (OSError, ValueError, KeyError, subprocess.CalledProcessError) as err:
+        tap = Tap('clients')
+        tap.check(False, 'clients test setup', str(err))
+    print('\n'.join(tap.lines()))
+    return 0 if tap.ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
