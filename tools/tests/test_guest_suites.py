@@ -197,6 +197,17 @@ class ClientsTest(unittest.TestCase):
              'local': '0x1234'})])
 
 
+class ClientsUsdtTest(unittest.TestCase):
+    def test_definition(self) -> None:
+        # a PIE's text at file offset = address; its data 0x1000 above
+        # its file offset, so the semaphore at 0x4018 is at 0x3018
+        prog = clients.UsdtProgram(Path('/tmp/u/usdt'), up.Usdt(0x116a, 0x4018, '-4@%eax'),
+                                   [up.Segment(0x1000, 0x1000, 0x200, 'RE'),
+                                    up.Segment(0x2df0, 0x3df0, 0x240, 'RW')])
+        self.assertEqual(prog.definition(), 'p:sdt_kfclients/tick '
+                         '/tmp/u/usdt:0x000000000000116a(0x3018) arg1=%ax:s32')
+
+
 class GuestBenchTest(unittest.TestCase):
     def test_argn_figure_fetches_the_same_fields(self) -> None:
         # $arg1..$arg6 are rdi, rsi, rdx, rcx, r8, r9 at entry: the $argN

@@ -11,7 +11,12 @@ drives the kernel the ways they do:
   record -e probe_foo:foo ./foo`, `perf script`, `perf probe -l` and
   `-d`;
 - bpftrace: `uprobe:` and `uretprobe:` on main with arg0, arg1 and
-  retval, attached through the perf uprobe PMU.
+  retval, attached through the perf uprobe PMU;
+- USDT: tools/guest/clients/usdt.c's probe with a semaphore, defined by
+  `perf probe sdt_kfclients:tick` after `perf buildid-cache --add`
+  (with its semaphore as the reference counter) and recorded, and
+  traced by bpftrace's `usdt:`; the program counts the passes that
+  found its semaphore raised.
 
 Every value expected comes from foo.c, the ELF (nm, readelf, objdump)
 and 6.1's print formats, never from a run. A client that is not
@@ -30,11 +35,12 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from .common import project_root
-from .guest_uprobe import (Segment, disassembly, parse_nm, parse_segments, segment_of,
-                           tracefs)
+from .guest_uprobe import (Segment, Usdt, disassembly, parse_nm, parse_segments, parse_usdt,
+                           sdt_fetcharg, segment_of, tracefs)
 from .tap import Tap
 
 SOURCE = project_root() / 'tools' / 'guest' / 'clients' / 'foo.c'
+USDT_SOURCE = SOURCE.with_name('usdt.c')
 # foo.c's values
 GLOB = -1
 STR = 'hello uprobe.'
@@ -43,6 +49,9 @@ LOCAL = 0x1234
 EXIT = 127
 # perf probe names the group after the program, probe_PROG
 GROUP, EVENT = 'probe_foo', 'foo'
+# usdt.c's values
+PROVIDER, NAME = 'kfclients', 'tick'
+TICKS, TICK_BASE = 5, 100
 TIMEOUT = 300           # seconds for one client command under TCG
 
 
@@ -234,6 +243,97 @@ def check_bpftrace(tap: Tap, prog: Program) -> None:
     tap.check(events.read_text() == before, names[3], events.read_text())
 
 
+@dataclass(frozen=True)
+class UsdtProgram:
+    """usdt.c as built here, and its note."""
+    path: Path
+    note: Usdt
+    segments: List[Segment]
+
+    def file_offset(self, vaddr: int) -> int:
+        return vaddr - segment_of(self.segments, vaddr).bias
+
+    def definition(self) -> str:
+        """The uprobe_events line of perf's sdt_ event: the note's place,
+        its semaphore as the reference counter, its argument."""
+        return (f'p:sdt_{PROVIDER}/{NAME} {self.path}:0x{self.file_offset(self.note.location):016x}'
+                f'({self.file_offset(self.note.semaphore):#x}) '
+                f'arg1={sdt_fetcharg(self.note.argument)}')
+
+
+def build_usdt(folder: Path) -> UsdtProgram:
+    where = folder / 'usdt'
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / 'usdt'
+    subprocess.run(['gcc', '-g', '-O0', '-o', str(path), str(USDT_SOURCE)], check=True)
+
+    def tool(*argv: str) -> str:
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+    return UsdtProgram(path, parse_usdt(tool('readelf', '-nW', str(path)), PROVIDER, NAME),
+                       parse_segments(tool('readelf', '-lW', str(path))))
+
+
+def raised(passes: int) -> str:
+    """What usdt.c prints when its semaphore was raised at PASSES passes."""
+    return f'raised {passes} of {TICKS}'
+
+
+def check_usdt_perf(tap: Tap, prog: UsdtProgram) -> None:
+    """perf's USDT flow: buildid-cache --add reads the notes, perf probe
+    sdt_PROVIDER:NAME defines the event with the semaphore, and perf
+    record raises it in the program it runs."""
+    names = [f'perf usdt: {step}' for step in
+             ('perf buildid-cache --add', 'perf probe sdt_kfclients:tick',
+              'uprobe_events holds the note\'s place, semaphore and argument',
+              'the program sees its semaphore raised at every pass while recorded',
+              'perf script: each pass\'s argument', 'perf probe -d',
+              'the program sees it down once the event is gone')]
+    if shutil.which('perf') is None:
+        skip_all(tap, names, 'perf is not installed (Debian package linux-perf)')
+        return
+    events = tracefs() / 'uprobe_events'
+    cwd, event = prog.path.parent, f'sdt_{PROVIDER}:{NAME}'
+    cached = run(['perf', 'buildid-cache', '--add', str(prog.path)], cwd)
+    tap.check(cached.status == 0, names[0], cached.why())
+    added = run(['perf', 'probe', '-x', str(prog.path), event], cwd)
+    if not tap.check(added.status == 0, names[1], added.why()):
+        skip_all(tap, names[2:], 'perf probe did not add the event')
+        return
+    listing = events.read_text()
+    tap.check(prog.definition() in listing.splitlines(), names[2],
+              f'want {prog.definition()}\ngot {listing}')
+    data = cwd / 'usdt.data'
+    recorded = run(['perf', 'record', '-o', str(data), '-e', event, str(prog.path)], cwd)
+    tap.check(raised(TICKS) in recorded.out.splitlines(), names[3], recorded.why())
+    script = run(['perf', '--no-pager', 'script', '-i', str(data)], cwd)
+    got = [s.fields.get('arg1') for s in parse_script(script.out) if s.event == event]
+    want = [str(TICK_BASE + i) for i in range(TICKS)]
+    tap.check(got == want, names[4], f'want {want}, got {got}\n{script.why()}')
+    deleted = run(['perf', 'probe', '-d', event], cwd)
+    tap.check(deleted.status == 0 and f'sdt_{PROVIDER}/{NAME} ' not in events.read_text(),
+              names[5], deleted.why())
+    alone = run([str(prog.path)], cwd)
+    tap.check(alone.out.splitlines() == [raised(0)], names[6], alone.why())
+
+
+def check_usdt_bpftrace(tap: Tap, prog: UsdtProgram) -> None:
+    """bpftrace's usdt: probe: attached through the uprobe PMU with the
+    semaphore as its reference counter."""
+    names = ['bpftrace usdt: each pass\'s argument',
+             'bpftrace usdt: the program sees its semaphore raised at every pass']
+    if shutil.which('bpftrace') is None:
+        skip_all(tap, names, 'bpftrace is not installed (Debian package bpftrace)')
+        return
+    traced = run(['bpftrace', '-e', f'usdt:{prog.path}:{PROVIDER}:{NAME} '
+                  '{ printf("tick=%d\\n", arg0); }', '-c', str(prog.path)], prog.path.parent)
+    lines = [line.strip() for line in traced.out.splitlines()]
+    want = [f'tick={TICK_BASE + i}' for i in range(TICKS)]
+    tap.check([line for line in lines if line.startswith('tick=')] == want, names[0],
+              traced.why())
+    tap.check(raised(TICKS) in lines, names[1], traced.why())
+
+
 def run_all(folder: Path) -> Tap:
     tap = Tap('clients')
     tracefs()
@@ -241,6 +341,9 @@ def run_all(folder: Path) -> Tap:
         prog = build(folder, pie)
         check_perf(tap, prog)
         check_bpftrace(tap, prog)
+    usdt = build_usdt(folder)
+    check_usdt_perf(tap, usdt)
+    check_usdt_bpftrace(tap, usdt)
     return tap
 
 
