@@ -1,6 +1,6 @@
 # The fork's entry points. `make check` is the test command of README.md.
 
-.PHONY: check check-tools checkpatch kunit compare guest coverage measure patches help
+.PHONY: check check-tools checkpatch kunit compare guest coverage measure patches uprobe help
 
 help:
 	@echo "make check        tools checks, checkpatch, KUnit and guest tests on the fork and on upstream's implementation"
@@ -13,6 +13,7 @@ help:
 	@echo "make checkpatch   the tree's checkpatch.pl --strict on kernel-overlay/ and patches/"
 	@echo "make check-tools  shellcheck, mypy and unit tests of tools/"
 	@echo "make patches      the fork as a patch series in out/patches"
+	@echo "make uprobe       build tools/uprobe's program (out/bin/uprobe; needs libelf-dev)"
 
 # Every stage runs to its end (ci/check), and the last line sums the test
 # runners: `check: N passed, N failed, N skipped`.
@@ -46,3 +47,10 @@ compare:
 
 patches:
 	./tools/kunit patches out/patches
+
+uprobe: out/bin/uprobe
+
+out/bin/uprobe: tools/src/uprobe.c
+	@mkdir -p $(@D)
+	@test -f /usr/include/gelf.h || { echo "tools/uprobe needs libelf-dev: apt-get install libelf-dev" >&2; exit 1; }
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -lelf
