@@ -158,8 +158,9 @@ class ClientsTest(unittest.TestCase):
             (0x4004bb, 'movq   $0x1234,-0x8(%rbp)'), (0x4004c3, 'mov    $0x7f,%eax'),
             (0x4004c8, 'pop    %rbp'), (0x4004c9, 'ret')]
 
-    def cover_letter(self, pie: bool = False) -> clients.Program:
-        return clients.Program(Path('/home/namhyung/tmp/foo'), pie,
+    def cover_letter(self, kind: clients.Kind = clients.NON_PIE) -> clients.Program:
+        path = Path('/home/namhyung/tmp/foo')
+        return clients.Program(kind, path, path,
                                {'main': 0x4004b0, 'glob': 0x6008a8, 'str': 0x6008ac,
                                 'foo': 0x6008bc},
                                [up.Segment(0, 0x400000, 0x6c4, 'RE'),
@@ -167,7 +168,7 @@ class ClientsTest(unittest.TestCase):
 
     def test_probe_point_is_main_plus_0x13(self) -> None:
         prog = self.cover_letter()
-        self.assertEqual(prog.probe_point - prog.symbols['main'], 0x13)
+        self.assertEqual(prog.place, 'main+0x13')
         self.assertEqual(prog.file_offset(), 0x4c3)
 
     def test_fetchargs_are_the_cover_letters(self) -> None:
@@ -180,11 +181,17 @@ class ClientsTest(unittest.TestCase):
             'local': ('-0x8(%bp)', '0x1234')})
 
     def test_pie_reads_glob_by_offset(self) -> None:
-        args = {name: spec for name, spec, _ in self.cover_letter(pie=True).fetchargs()}
+        args = {name: spec for name, spec, _ in self.cover_letter(clients.PIE).fetchargs()}
         self.assertEqual(args['glob'], '@+0x2008a8:s32')
 
+    def test_by_name(self) -> None:
+        prog = self.cover_letter()
+        self.assertEqual([spec for _, spec, _ in prog.fetchargs(by_name=True)][:3],
+                         ['@+glob:s32', '@+str:string', '@+foo:b10@2/32'])
+        self.assertEqual(prog.fetchargs(glob_by_offset=True)[0][1], '@+0x2008a8:s32')
+
     def test_no_store_of_local_is_an_error(self) -> None:
-        prog = clients.Program(Path('foo'), False, {}, [], self.MAIN[:4])
+        prog = clients.Program(clients.NON_PIE, Path('foo'), Path('foo'), {}, [], self.MAIN[:4])
         with self.assertRaises(ValueError):
             prog.probe_point
 

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
-from . import coverage, deps, guest_tests, runner, session, tree, vm
+from . import coverage, guest_tests, runner, session, tree, vm
 from .counts import Counts, total
 from .common import FORK, VARIANTS, ToolError, WorkArea, guard, project_root, run, say, verb_parser
-from .vm_cli import GUEST_TEST_PACKAGES
+from .vm_cli import prepare_host
 
 DESCRIPTION = """\
 Measure line, branch and function coverage of every file in
@@ -198,7 +198,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         paths = tree.default_overlay().files(FORK)
         if not coverage.profiled_files(paths):
             raise ToolError('kernel-overlay/ has no .c file to measure')
-        deps.ensure([*GUEST_TEST_PACKAGES, 'gcovr'])
+        prepare_host(guest_tests.names(), extra=['gcovr'])
         vm.require_programs(['qemu-system-x86_64', 'gcovr', 'tc', 'ip', 'gcc', 'readelf'])
         boots = _boot(_build(variants, paths), args.timeout)
         _measure(variants, paths, args.out)

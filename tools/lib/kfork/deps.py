@@ -41,6 +41,15 @@ def missing(packages: Iterable[str]) -> List[str]:
     return [p for p, v in installed_versions(packages).items() if not v]
 
 
+def ensure_optional(packages: Iterable[str], why: str) -> None:
+    """ensure(), but a package that cannot be installed only costs the
+    tests that need it (WHY names them): they skip, saying so."""
+    try:
+        ensure(packages)
+    except ToolError as err:
+        say(f'{err}: {why} skip')
+
+
 def ensure(packages: Iterable[str] = BUILD_PACKAGES) -> None:
     """Install the packages that are not installed yet, saying which."""
     need = missing(packages)

@@ -136,6 +136,8 @@ class Suite:
     command: Callable[[Path, Path], GuestCommand]
     # What it tests, for tools/vm --help.
     about: str
+    # Make targets the host builds first: the guest's root is read-only.
+    make: Tuple[str, ...] = ()
 
     @property
     def own(self) -> bool:
@@ -154,7 +156,8 @@ SUITES: Tuple[Suite, ...] = (
     Suite('tc', OWN, 600, parse_own, _own('tc'),
           'every pie, fq_pie and hhf option through the machine\'s tc'),
     Suite('clients', OWN, 900, parse_own, _own('clients'),
-          'perf probe/record/script and bpftrace on the seed cover letter\'s program'),
+          'perf probe/record/script, bpftrace, USDT and tools/uprobe on the seed '
+          'cover letter\'s program', make=('out/bin/uprobe',)),
 )
 
 

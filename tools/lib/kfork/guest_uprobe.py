@@ -505,7 +505,7 @@ def fork_probes(elf: Elf) -> List[Probe]:
 # --- the trace --------------------------------------------------------------
 
 _LINE = re.compile(r':\s+(\w+):\s+\((0x[0-9a-f]+)(?: <- (0x[0-9a-f]+))?\)\s*(.*)$')
-_FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
+FIELD_RE = re.compile(r'(\w+)=("[^"]*"|\S+)')
 
 
 @dataclass(frozen=True)
@@ -526,7 +526,7 @@ def parse_trace(text: str) -> List[Record]:
         if m:
             second = int(m.group(3), 16) if m.group(3) else None
             out.append(Record(m.group(1), (int(m.group(2), 16), second),
-                              dict(_FIELD.findall(m.group(4)))))
+                              dict(FIELD_RE.findall(m.group(4)))))
     return out
 
 

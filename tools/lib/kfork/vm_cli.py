@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import bench, deps, guest_tests, runner, session, tree, vm
 from .counts import Counts, close
 from .common import (COLUMNS, PACKAGE, UPSTREAM_IMPL, VARIANTS, ToolError, WorkArea, guard,
-                     project_root, say, variant_option, verb_parser)
+                     project_root, run, say, variant_option, verb_parser)
 
 DESCRIPTION = """\
 Boot the kernel that tools/kunit builds (fork, or --upstream-impl) under
@@ -56,6 +56,20 @@ guest suites (each killed in the guest at its own time limit):
 # suites are Python driving tc and ip; ftracetest is POSIX sh with the
 # usual tools; the uprobe suite compiles its target and reads the ELF.
 GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'libc6-dev', 'binutils', 'systemtap-sdt-dev']
+# The clients suite's tools: without one, its cases skip.
+GUEST_CLIENT_PACKAGES = ['linux-perf', 'bpftrace']
+
+
+def prepare_host(suites: Sequence[str], extra: Sequence[str] = ()) -> None:
+    """What the guest suites need from the host, whose root the guest
+    boots read-only: the packages (and EXTRA ones), and the programs
+    the suites' make targets build."""
+    deps.ensure([*GUEST_TEST_PACKAGES, *extra])
+    if 'clients' in suites:
+        deps.ensure_optional(GUEST_CLIENT_PACKAGES, 'the clients suite\'s cases of the missing')
+    for target in sorted({t for name in suites for t in guest_tests.suite(name).make}):
+        say(f'make {target} (a guest suite runs it)')
+        run(['make', '-s', '-C', str(project_root()), target])
 
 def _parser() -> argparse.ArgumentParser:
     parser, verbs = verb_parser('tools/vm', DESCRIPTION)
@@ -160,7 +174,7 @@ def _digests(folder: Path, suites: Sequence[str]) -> Dict[str, str]:
 def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
                 ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
     """Build each variant, then boot them all at once."""
-    deps.ensure(GUEST_TEST_PACKAGES)
+    prepare_host(suites)
     vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip', 'gcc', 'readelf',
                         'nm', 'objdump'])
     images = {v: kernel_image(v, True) for v in variants}
