@@ -38,11 +38,11 @@
  * hitters fill: a mouse passes when each of its four lands on one, so
  * with n heavy hitters about (1 - e^(-n/counters))^4 of the mice pass.
  * The first design had four stages of 1024 counters; this one has four
- * of 2048, in the memory the first spent on 16 KiB of counters and a
- * 16 KiB table of list heads: hlist heads and 512 chains make the table
- * 4 KiB.  For 100 heavy hitters that is 5 false positives per million
+ * of 2048.  For 100 heavy hitters that is 5 false positives per million
  * mice instead of 75 (kunit/derive/hhf_fp_sim.c).  Independence alone
- * would not have lowered it.
+ * would not have lowered it.  The 32 KiB of counters cost 4 KiB more
+ * than the first design's 16 KiB of counters and 16 KiB table of list
+ * heads: hlist heads and 512 chains make the table 4 KiB.
  */
 
 #include <linux/bitmap.h>
