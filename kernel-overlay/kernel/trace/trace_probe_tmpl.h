@@ -296,9 +296,11 @@ static nokprobe_inline int __get_data_size(struct trace_probe *tp, void *rec)
 
 /*
  * Fill the arguments' part of a record: DATA is its start, HEADER_SIZE
- * bytes into the record, and MAXLEN bytes follow for strings.
+ * bytes into the record, and MAXLEN bytes follow for strings.  Each
+ * string takes the room left and the next starts where it ended: the
+ * bytes the strings took.
  */
-static nokprobe_inline void
+static nokprobe_inline int
 store_trace_args(void *data, struct trace_probe *tp, void *rec, int header_size, int maxlen)
 {
 	void *base = data - header_size;
@@ -317,6 +319,7 @@ store_trace_args(void *data, struct trace_probe *tp, void *rec, int header_size,
 			maxlen -= used;
 		}
 	}
+	return strings - (data + tp->size);
 }
 
 /* " name=value" for each argument, an array as "{v,v,...}". */

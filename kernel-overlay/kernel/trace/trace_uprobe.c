@@ -16,7 +16,8 @@
  * in, which sleeps, so a hit first fetches with page faults disabled
  * and preemption off, which needs no lock; only when a read missed
  * does it fetch again, free to sleep, in a second buffer of the CPU
- * under that buffer's mutex.
+ * under that buffer's mutex.  The first fetch reads each string once;
+ * the second, as 6.1 does, sizes the strings before it stores them.
  */
 #define pr_fmt(fmt)	"trace_uprobe: " fmt
 
@@ -120,14 +121,17 @@ static struct trace_uprobe *uprobe_of_call(struct trace_event_call *call)
 /*
  * The per-CPU buffers a hit fetches into.  @fast is used with
  * preemption off, so it is the CPU's alone; @missed says one of its
- * reads failed with page faults disabled.  @slow is used under @lock by
- * a hit that may sleep and move to another CPU meanwhile.
+ * reads failed with page faults disabled, @cut that a string did not
+ * fit the room its one pass gave it.  @slow is used under @lock by a
+ * hit that may sleep and move to another CPU meanwhile.
  */
 struct uprobe_fetch_area {
 	void		*fast;
 	void		*slow;
 	struct mutex	lock;		/* guards @slow */
 	bool		missed;
+	bool		one_pass;	/* the fast fetch's one pass runs */
+	bool		cut;
 };
 
 /* Allocated while any uprobe event is enabled; event_mutex guards both. */
@@ -147,6 +151,22 @@ static void uprobe_read_failed(void)
 {
 	if (pagefault_disabled())
 		this_cpu_ptr(uprobe_fetch_areas)->missed = true;
+}
+
+/*
+ * A string filled the room left for it (or found none).  6.1 shares the
+ * room out by the strings' lengths, read first: in the one pass, which
+ * reads no length, the fetch must then be done that way.
+ */
+static void uprobe_string_cut(void)
+{
+	struct uprobe_fetch_area *area;
+
+	if (!pagefault_disabled())
+		return;
+	area = this_cpu_ptr(uprobe_fetch_areas);
+	if (area->one_pass)
+		area->cut = true;
 }
 
 static noinline int uprobe_copy_from_user(void *dest, const void __user *src, size_t size)
@@ -181,6 +201,8 @@ static int uprobe_store_kernel_string(const char *text, void *dest, void *base)
 	if (!dest)
 		return len + 1;
 	room = get_loc_len(*(u32 *)dest);
+	if (unlikely(len >= room))
+		uprobe_string_cut();
 	if (unlikely(!room))
 		return -ENOMEM;
 	len = min(len, room - 1);
@@ -217,8 +239,10 @@ static noinline int uprobe_store_user_string(unsigned long addr, void *dest, voi
 
 	if (addr == FETCH_TOKEN_COMM)
 		return uprobe_store_kernel_string(current->comm, dest, base);
-	if (unlikely(!room))
+	if (unlikely(!room)) {
+		uprobe_string_cut();
 		return -ENOMEM;
+	}
 	len = strncpy_from_user(to, (const char __user __force *)addr, room);
 	if (len < 0) {
 		uprobe_read_failed();
@@ -226,6 +250,8 @@ static noinline int uprobe_store_user_string(unsigned long addr, void *dest, voi
 		return len;
 	}
 	/* no NUL within the room: keep what fits before one */
+	if (unlikely(len >= room))
+		uprobe_string_cut();
 	len = min_t(long, len, room - 1);
 	to[len] = '\0';
 	*(u32 *)dest = make_data_loc(len + 1, to - (char *)base);
@@ -340,8 +366,9 @@ static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, vo
 
 /*
  * Fetch TU's arguments for HIT into BUF, laid out as they follow the
- * record's head; the bytes they take.  Strings that would pass the
- * buffer's end are cut there.
+ * record's head; the bytes they take.  The strings are sized first and
+ * share the room by those sizes, as in 6.1; strings that would pass
+ * the buffer's end are cut there.
  */
 static int uprobe_fetch_args(struct trace_uprobe *tu, struct uprobe_hit *hit, void *buf)
 {
@@ -355,6 +382,26 @@ static int uprobe_fetch_args(struct trace_uprobe *tu, struct uprobe_hit *hit, vo
 	return tu->tp.size + strings;
 }
 
+/*
+ * The same in one pass, each string stored in the room left: what the
+ * sizes would have given whenever every string fits, that is unless a
+ * string is cut (longer than the page allows, or than 6.1 sizes).
+ */
+static int uprobe_fetch_once(struct trace_uprobe *tu, struct uprobe_hit *hit,
+			     struct uprobe_fetch_area *area)
+{
+	int len = tu->tp.size;
+
+	if (!tu->tp.nr_args)
+		return len;
+	area->cut = false;
+	area->one_pass = true;
+	len += store_trace_args(area->fast, &tu->tp, hit, uprobe_head_size(tu),
+				UPROBE_ARGS_MAX - tu->tp.size);
+	area->one_pass = false;
+	return area->cut ? uprobe_fetch_args(tu, hit, area->fast) : len;
+}
+
 /* With preemption off: the bytes fetched, or -EFAULT if a read missed. */
 static int uprobe_fetch_fast(struct trace_uprobe *tu, struct uprobe_hit *hit,
 			     struct uprobe_fetch_area *area)
@@ -363,7 +410,7 @@ static int uprobe_fetch_fast(struct trace_uprobe *tu, struct uprobe_hit *hit,
 
 	area->missed = false;
 	pagefault_disable();
-	len = uprobe_fetch_args(tu, hit, area->fast);
+	len = uprobe_fetch_once(tu, hit, area);
 	pagefault_enable();
 	return area->missed ? -EFAULT : len;
 }

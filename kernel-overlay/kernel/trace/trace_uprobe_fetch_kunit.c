@@ -369,6 +369,26 @@ static int fetch_hit_fast(struct kunit *test)
 	return len;
 }
 
+/*
+ * The hit again the fast way, with page faults off, as a uprobe hit
+ * first tries it: the suite's pages are all present, so it must store
+ * exactly what the sleeping way stored (SLOW bytes in the buffer), or
+ * miss (-EFAULT) where a read faults, for the hit to go the sleeping
+ * way.  True if it missed.
+ */
+static bool fetch_fast_agrees(struct kunit *test, int slow, const char *arg)
+{
+	struct fetch_env *env = fetch_env(test);
+	int len = fetch_hit_fast(test);
+	bool same = len == slow && !memcmp(env->fast, env->buf, slow);
+
+	if (len == -EFAULT)
+		return true;
+	KUNIT_EXPECT_TRUE_MSG(test, same, "%s: %d bytes the fast way, %d the sleeping way%s",
+			      arg, len, slow, len == slow ? ", not the same" : "");
+	return false;
+}
+
 static void fetch_faults(struct kunit *test)
 {
 	const struct fetch_fault_case *c = test->param_value;
@@ -469,6 +489,34 @@ static void fetch_strings_stay_in_buffer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, strlen(got), (size_t)(room - 2 * whole - 1));
 	KUNIT_EXPECT_EQ(test, strspn(got, "a"), strlen(got));
 	KUNIT_EXPECT_NULL(test, fetch_string(test, 3));
+	KUNIT_EXPECT_FALSE(test, fetch_fast_agrees(test, UPROBE_ARGS_MAX, "four long strings"));
+}
+
+/*
+ * 6.1 sizes a string longer than MAX_STRING_SIZE as nothing, so the
+ * room it then gets is what the strings after it sized: "hello" sizes
+ * 6 bytes, which the long string fills with 5 'b's and its NUL, and
+ * "hello" finds none left ("(fault)").  The fast way reads no sizes
+ * first; it must still record the same.
+ */
+static void fetch_string_past_max_size(struct kunit *test)
+{
+	static const char *const args[] = { "@%#lx:string", "+0x80(%%di):string" };
+	const unsigned long at = 0xc00;
+	char *text = kunit_kmalloc(test, MAX_STRING_SIZE + 2, GFP_KERNEL);
+	int len;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	memset(text, 'b', MAX_STRING_SIZE + 1);
+	text[MAX_STRING_SIZE + 1] = '\0';
+	KUNIT_ASSERT_LE(test, at + MAX_STRING_SIZE + 2, (unsigned long)FETCH_MAPPED);
+	fetch_put(test, at, text, MAX_STRING_SIZE + 2);
+	fetch_define(test, TPARG_FL_FENTRY, args, ARRAY_SIZE(args), at);
+	len = fetch_hit(test);
+	KUNIT_EXPECT_EQ(test, len, (int)(fetch_env(test)->tu->tp.size + 6));
+	KUNIT_EXPECT_STREQ(test, fetch_string(test, 0), "bbbbb");
+	KUNIT_EXPECT_NULL(test, fetch_string(test, 1));
+	KUNIT_EXPECT_FALSE(test, fetch_fast_agrees(test, len, "a string past MAX_STRING_SIZE"));
 }
 
 /*
@@ -560,26 +608,6 @@ static void fetch_fuzz_run_desc(const int *run, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(fetch_fuzz_run, fetch_fuzz_runs, fetch_fuzz_run_desc);
-
-/*
- * The hit again the fast way, with page faults off, as a uprobe hit
- * first tries it: the suite's pages are all present, so it must store
- * exactly what the sleeping way stored (SLOW bytes in the buffer), or
- * miss (-EFAULT) where a read faults, for the hit to go the sleeping
- * way.  True if it missed.
- */
-static bool fetch_fast_agrees(struct kunit *test, int slow, const char *arg)
-{
-	struct fetch_env *env = fetch_env(test);
-	int len = fetch_hit_fast(test);
-	bool same = len == slow && !memcmp(env->fast, env->buf, slow);
-
-	if (len == -EFAULT)
-		return true;
-	KUNIT_EXPECT_TRUE_MSG(test, same, "%s: %d bytes the fast way, %d the sleeping way%s",
-			      arg, len, slow, len == slow ? ", not the same" : "");
-	return false;
-}
 
 /*
  * probe_fuzz's strings, the same ones (its generator, seeds and sample,
@@ -697,6 +725,7 @@ static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE(fetch_array),
 	KUNIT_CASE(fetch_retval),
 	KUNIT_CASE(fetch_strings_stay_in_buffer),
+	KUNIT_CASE(fetch_string_past_max_size),
 	KUNIT_CASE(fetch_fast_needs_present_pages),
 	KUNIT_CASE_PARAM(fetch_fuzz, fetch_fuzz_run_gen_params),
 	{}
