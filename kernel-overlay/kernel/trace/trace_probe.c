@@ -985,22 +985,31 @@ static enum trace_probe_error probe_arg_name_error(const char *name,
 }
 
 /*
- * The probe kinds parse at most MAX_TRACE_ARGS arguments and drop the
- * rest without a word.  The log holds the whole command, so the first
- * argument counts the words from itself to the end (or to an eprobe's
- * "if" filter) and refuses the command at the first one too many.
+ * A probe takes at most MAX_TRACE_ARGS arguments: refuse NR_ARGS more,
+ * at the first one too many.  The arguments start at word FIRST_WORD.
  */
-static bool probe_log_too_many_args(void)
+int traceprobe_check_nr_args(int nr_args, int first_word)
+{
+	if (nr_args <= MAX_TRACE_ARGS)
+		return 0;
+	trace_probe_log_set_index(first_word + MAX_TRACE_ARGS);
+	trace_probe_log_err(0, TOO_MANY_ARGS);
+	return -E2BIG;
+}
+
+/*
+ * Event probes (the distro's trace_eprobe.c) parse at most
+ * MAX_TRACE_ARGS arguments and drop the rest without a word.  The log
+ * holds the whole command, so their first argument counts the words
+ * from itself to the end or to the "if" of a filter.
+ */
+static int probe_log_check_eprobe_args(void)
 {
 	int end = probe_log.index;
 
 	while (end < probe_log.argc && strcmp(probe_log.argv[end], "if"))
 		end++;
-	if (end - probe_log.index <= MAX_TRACE_ARGS)
-		return false;
-	trace_probe_log_set_index(probe_log.index + MAX_TRACE_ARGS);
-	trace_probe_log_err(0, TOO_MANY_ARGS);
-	return true;
+	return traceprobe_check_nr_args(end - probe_log.index, probe_log.index);
 }
 
 /*
@@ -1017,8 +1026,11 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	enum trace_probe_error err;
 	int ret;
 
-	if (i == 0 && probe_log_too_many_args())
-		return -E2BIG;
+	if (i == 0 && (flags & TPARG_FL_TPOINT)) {
+		ret = probe_log_check_eprobe_args();
+		if (ret)
+			return ret;
+	}
 	tp->nr_args++;
 	if (eq) {
 		if (eq - arg > MAX_ARG_NAME_LEN) {

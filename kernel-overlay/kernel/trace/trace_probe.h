@@ -48,18 +48,6 @@
 #define FIELD_STRING_RETIP	"__probe_ret_ip"
 #define FIELD_STRING_FUNC	"__probe_func"
 
-/* For a probe kind's define_fields(): a member of its entry structure. */
-#undef DEFINE_FIELD
-#define DEFINE_FIELD(type, item, name, is_signed)			\
-	do {								\
-		ret = trace_define_field(event_call, #type, name,	\
-					 offsetof(typeof(field), item),	\
-					 sizeof(field.item), is_signed, \
-					 FILTER_OTHER);			\
-		if (ret)						\
-			return ret;					\
-	} while (0)
-
 /* Who the event is enabled for: ftrace files, perf or both. */
 #define TP_FLAG_TRACE		1
 #define TP_FLAG_PROFILE		2
@@ -326,6 +314,7 @@ int trace_probe_create(const char *raw_command, int (*createfn)(int, const char 
 
 int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *argv,
 			       unsigned int flags);
+int traceprobe_check_nr_args(int nr_args, int first_word);
 int traceprobe_update_arg(struct probe_arg *arg);
 void traceprobe_free_probe_arg(struct probe_arg *arg);
 int traceprobe_split_symbol_offset(char *symbol, long *offset);

@@ -1276,11 +1276,9 @@ static int uprobe_parse_args(struct trace_uprobe *tu, int argc, const char **arg
 	int i, ret;
 
 	/* the arguments are words 2 on */
-	if (argc > MAX_TRACE_ARGS) {
-		trace_probe_log_set_index(2 + MAX_TRACE_ARGS);
-		trace_probe_log_err(0, TOO_MANY_ARGS);
-		return -E2BIG;
-	}
+	ret = traceprobe_check_nr_args(argc, 2);
+	if (ret)
+		return ret;
 	for (i = 0; i < argc; i++) {
 		trace_probe_log_set_index(i + 2);
 		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i], flags);
