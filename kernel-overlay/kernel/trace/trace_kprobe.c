@@ -454,6 +454,20 @@ static bool kprobe_in_notrace(struct trace_kprobe *tk)
 }
 #endif
 
+/* The addresses of the arguments' @SYM, as the symbols are now. */
+static int kprobe_resolve_symbols(struct trace_kprobe *tk)
+{
+	struct probe_arg *arg;
+	int ret;
+
+	for (arg = tk->tp.args; arg < tk->tp.args + tk->tp.nr_args; arg++) {
+		ret = traceprobe_update_arg(arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Register TK with the kprobes core, armed only if its event is
  * enabled.  The arguments' @SYM addresses are looked up now: a module
@@ -461,7 +475,7 @@ static bool kprobe_in_notrace(struct trace_kprobe *tk)
  */
 static int kprobe_register(struct trace_kprobe *tk)
 {
-	int i, ret = security_locked_down(LOCKDOWN_KPROBES);
+	int ret = security_locked_down(LOCKDOWN_KPROBES);
 
 	if (ret)
 		return ret;
@@ -472,14 +486,12 @@ static int kprobe_register(struct trace_kprobe *tk)
 			tk->symbol ? tk->symbol : "unknown");
 		return -EINVAL;
 	}
-	for (i = 0; i < tk->tp.nr_args; i++) {
-		ret = traceprobe_update_arg(&tk->tp.args[i]);
-		if (ret)
-			return ret;
-	}
-	if (trace_probe_is_enabled(&tk->tp))
-		tk->rp.kp.flags &= ~KPROBE_FLAG_DISABLED;
-	else
+	ret = kprobe_resolve_symbols(tk);
+	if (ret)
+		return ret;
+	/* armed only while the event is enabled */
+	tk->rp.kp.flags &= ~KPROBE_FLAG_DISABLED;
+	if (!trace_probe_is_enabled(&tk->tp))
 		tk->rp.kp.flags |= KPROBE_FLAG_DISABLED;
 	ret = kprobe_is_return(tk) ? register_kretprobe(&tk->rp) : register_kprobe(&tk->rp.kp);
 	if (!ret)
@@ -1125,13 +1137,24 @@ static int kprobe_parse_args(struct trace_kprobe *tk, int argc, const char **arg
 /* What went wrong registering the probe, in error_log under its place. */
 static void kprobe_log_register_error(int ret)
 {
+	enum trace_probe_error why;
+
+	switch (ret) {
+	case -ENOMEM:
+	case -EEXIST:	/* logged where the event was found taken */
+		return;
+	case -EILSEQ:	/* the kprobes core's word for "inside an instruction" */
+		why = TP_ERR_BAD_INSN_BNDRY;
+		break;
+	case -ENOENT:
+		why = TP_ERR_BAD_PROBE_ADDR;
+		break;
+	default:
+		why = TP_ERR_FAIL_REG_PROBE;
+		break;
+	}
 	trace_probe_log_set_index(1);
-	if (ret == -EILSEQ)
-		trace_probe_log_err(0, BAD_INSN_BNDRY);
-	else if (ret == -ENOENT)
-		trace_probe_log_err(0, BAD_PROBE_ADDR);
-	else if (ret != -ENOMEM && ret != -EEXIST)
-		trace_probe_log_err(0, FAIL_REG_PROBE);
+	__trace_probe_log_err(0, why);
 }
 
 /* A probe for the command ARGV, parsed; the errors are logged. */
@@ -1216,13 +1239,7 @@ static int kprobe_event_create(const char *raw_command)
 /* A line of kprobe_events, the boot parameter or the command API. */
 static int kprobe_events_command(const char *raw_command)
 {
-	int ret;
-
-	if (raw_command[0] == '-')
-		return dyn_event_release(raw_command, &trace_kprobe_ops);
-	ret = dyn_event_create(raw_command, &trace_kprobe_ops);
-	/* "not a kprobe command": kprobe_events has no other kind to offer it to */
-	return ret == -ECANCELED ? -EINVAL : ret;
+	return trace_probe_kind_command(raw_command, &trace_kprobe_ops);
 }
 
 static int kprobe_event_free(struct dyn_event *ev)
@@ -1561,21 +1578,30 @@ static int __init kprobe_boot_events_setup(char *str)
 }
 __setup("kprobe_event=", kprobe_boot_events_setup);
 
+/* TK's event file in the top trace instance, NULL if it has none.  Under event_mutex. */
+static __init struct trace_event_file *kprobe_top_file(struct trace_kprobe *tk)
+{
+	struct trace_event_file *file;
+
+	list_for_each_entry(file, &top_trace_array()->events, list)
+		if (file->event_call == trace_probe_event_call(&tk->tp))
+			return file;
+	return NULL;
+}
+
+/* The events defined at boot record in the top instance from the start. */
 static __init void kprobe_boot_events_enable(void)
 {
-	struct trace_array *tr = top_trace_array();
 	struct trace_event_file *file;
+	struct trace_kprobe *tk;
 	struct dyn_event *pos;
 
 	mutex_lock(&event_mutex);
 	for_each_dyn_event(pos) {
-		struct trace_kprobe *tk = kprobe_of_dyn(pos);
-
-		if (!tk)
-			continue;
-		list_for_each_entry(file, &tr->events, list)
-			if (file->event_call == trace_probe_event_call(&tk->tp))
-				trace_event_enable_disable(file, 1, 0);
+		tk = kprobe_of_dyn(pos);
+		file = tk ? kprobe_top_file(tk) : NULL;
+		if (file)
+			trace_event_enable_disable(file, 1, 0);
 	}
 	mutex_unlock(&event_mutex);
 }
@@ -1626,16 +1652,6 @@ fs_initcall(kprobe_events_init);
 /* The startup self-test (CONFIG_FTRACE_STARTUP_TEST)                 */
 
 #ifdef CONFIG_FTRACE_STARTUP_TEST
-static __init struct trace_event_file *kprobe_selftest_file(struct trace_kprobe *tk)
-{
-	struct trace_event_file *file;
-
-	list_for_each_entry(file, &top_trace_array()->events, list)
-		if (file->event_call == trace_probe_event_call(&tk->tp))
-			return file;
-	return NULL;
-}
-
 /* Define CMD, enable its event NAME in the top instance; the probe, or NULL. */
 static __init struct trace_kprobe *kprobe_selftest_add(const char *cmd, const char *name)
 {
@@ -1648,7 +1664,7 @@ static __init struct trace_kprobe *kprobe_selftest_add(const char *cmd, const ch
 	}
 	mutex_lock(&event_mutex);
 	tk = kprobe_find(name, KPROBE_EVENT_SYSTEM);
-	file = tk ? kprobe_selftest_file(tk) : NULL;
+	file = tk ? kprobe_top_file(tk) : NULL;
 	if (!WARN_ON_ONCE(!file))
 		trace_event_enable_disable(file, 1, 0);
 	mutex_unlock(&event_mutex);
@@ -1666,7 +1682,7 @@ static __init bool kprobe_selftest_check(const char *name)
 
 	mutex_lock(&event_mutex);
 	tk = kprobe_find(name, KPROBE_EVENT_SYSTEM);
-	file = tk ? kprobe_selftest_file(tk) : NULL;
+	file = tk ? kprobe_top_file(tk) : NULL;
 	ok = file && kprobe_hits(tk) == 1;
 	if (file)
 		trace_event_enable_disable(file, 0, 0);

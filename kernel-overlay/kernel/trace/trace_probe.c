@@ -17,6 +17,7 @@
 #include <linux/log2.h>
 #include <linux/stdarg.h>
 
+#include "trace_dynevent.h"
 #include "trace_probe.h"
 
 /* $stackN and $argN reach at most one stack's worth of words. */
@@ -1423,6 +1424,22 @@ bool trace_probe_match_command_args(struct trace_probe *tp, int argc, const char
 			return false;
 	}
 	return true;
+}
+
+/*
+ * A line written to a probe kind's own file (kprobe_events,
+ * uprobe_events): "-:[GRP/]EVENT ..." removes, anything else defines a
+ * probe of the kind OPS.  A line that is no command of the kind is
+ * -EINVAL there; dynamic_events would offer it to the next kind.
+ */
+int trace_probe_kind_command(const char *raw_command, struct dyn_event_operations *ops)
+{
+	int ret;
+
+	if (raw_command[0] == '-')
+		return dyn_event_release(raw_command, ops);
+	ret = dyn_event_create(raw_command, ops);
+	return ret == -ECANCELED ? -EINVAL : ret;
 }
 
 /* Split RAW_COMMAND into words and hand them to CREATEFN. */

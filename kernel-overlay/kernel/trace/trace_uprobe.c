@@ -1363,19 +1363,7 @@ static int uprobe_event_create(const char *raw_command)
 
 static int uprobe_events_command(const char *raw_command)
 {
-	int ret;
-
-	if (raw_command[0] != '-') {
-		ret = dyn_event_create(raw_command, &trace_uprobe_ops);
-		/*
-		 * -ECANCELED means "not a uprobe command": dynamic_events
-		 * would offer it to the next kind, uprobe_events has none.
-		 */
-		if (ret == -ECANCELED)
-			ret = -EINVAL;
-		return ret;
-	}
-	return dyn_event_release(raw_command, &trace_uprobe_ops);
+	return trace_probe_kind_command(raw_command, &trace_uprobe_ops);
 }
 
 static int uprobe_event_free(struct dyn_event *ev)
