@@ -31,6 +31,15 @@
 #define PROBE_TEST_BUF_SIZE	(32 * 1024)
 
 /*
+ * A function of this name in each suite that includes this file: a
+ * symbol that is not unique, which kprobe events refuse by name.
+ */
+static noinline __used int probe_test_twin(int x)
+{
+	return x + 1;
+}
+
+/*
  * trace_dynevent.c's lock, which the probe core's error log wants held;
  * for suites that call the parser directly.  The distro's headers do
  * not declare it.

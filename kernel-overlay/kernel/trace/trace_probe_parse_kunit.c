@@ -404,6 +404,21 @@ static const struct parse_err_case parse_err_cases[] = {
 	KPROBE_ERR("p ^hoge-fuga", "Invalid probed address or symbol"),
 	KPROBE_ERR("r ^vfs_read+10", "Retprobe address must be an function entry"),
 	KPROBE_ERR("p vfs_read^%hoge", "Invalid probed address suffix"),
+	/* a static function of trace_probe_kunit.h: one in each suite's object */
+	KPROBE_ERR("p ^probe_test_twin", "The symbol is not unique"),
+	KPROBE_ERR("r ^probe_test_twin", "The symbol is not unique"),
+	/*
+	 * vfs_read begins with the 5-byte call to __fentry__ (-mfentry), so
+	 * +1 is inside it; the kprobes core answers -EILSEQ.
+	 */
+	KPROBE_ERR("p ^vfs_read+1", "Probe point is not an instruction boundary"),
+	/*
+	 * kernel/trace is built without the ftrace flags (its Makefile), so
+	 * ftrace cannot trace its functions, and kprobe events refuse them
+	 * (CONFIG_KPROBE_EVENTS_ON_NOTRACE is off); so do return probes.
+	 */
+	KPROBE_ERR("p ^tracing_is_on", "Failed to register probe event"),
+	KPROBE_ERR("r ^tracing_is_on", "Failed to register probe event"),
 	KPROBE_ERR("p:^/bar vfs_read", "Group name is not specified"),
 	KPROBE_ERR("p:^foo.1/bar vfs_read",
 		   "Group name must follow the same rules as C identifiers"),
@@ -590,9 +605,20 @@ static void expect_error_case(struct kunit *test)
 	expect_parse_error(test, c->file, c->where, c->cmd, c->err);
 }
 
+/*
+ * A refused kprobe command leaves nothing behind and takes nothing
+ * away: an event defined before it is the only one listed after it.
+ */
 static void parse_errors(struct kunit *test)
 {
+	static const char bystander[] = "p:kfork_keep/keep vfs_write";
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "kprobe_events", bystander),
+			(ssize_t)strlen(bystander));
 	expect_error_case(test);
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "p:kfork_keep/keep vfs_write\n");
+	KUNIT_EXPECT_GE(test, probe_test_write(test, "kprobe_events", "-:kfork_keep/keep"), 0);
 }
 
 static void parse_uprobe_errors(struct kunit *test)
