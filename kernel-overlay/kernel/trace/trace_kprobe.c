@@ -847,57 +847,22 @@ static bool kprobe_same_place(struct trace_kprobe *a, struct trace_kprobe *b)
 	return !strcmp(a->symbol, b->symbol) && a->rp.kp.offset == b->rp.kp.offset;
 }
 
-/* Does a probe of TO's event already fetch the same arguments at TK's place? */
-static bool kprobe_event_has_twin(struct trace_kprobe *to, struct trace_kprobe *tk)
+static bool kprobe_probes_same_place(struct trace_probe *a, struct trace_probe *b)
 {
-	struct trace_kprobe *each;
-	int i;
-
-	list_for_each_entry(each, trace_probe_probe_list(&to->tp), tp.list) {
-		if (!kprobe_same_place(each, tk))
-			continue;
-		for (i = 0; i < tk->tp.nr_args; i++)
-			if (strcmp(each->tp.args[i].comm, tk->tp.args[i].comm))
-				break;
-		if (i == tk->tp.nr_args)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Why TK cannot join the event of TO, as an error_log cause (TP_ERR_MAX
- * if it can) and the word of the command to show it under.
- */
-static enum trace_probe_error kprobe_join_conflict(struct trace_kprobe *tk,
-						   struct trace_kprobe *to, int *word)
-{
-	int differs;
-
-	*word = 0;
-	if (kprobe_is_return(tk) != kprobe_is_return(to))
-		return TP_ERR_DIFF_PROBE_TYPE;
-	differs = trace_probe_compare_arg_type(&tk->tp, &to->tp);
-	if (differs) {
-		/* argument N (from 1) is word N + 1 */
-		*word = differs + 1;
-		return TP_ERR_DIFF_ARG_TYPE;
-	}
-	return kprobe_event_has_twin(to, tk) ? TP_ERR_SAME_PROBE : TP_ERR_MAX;
+	return kprobe_same_place(container_of(a, struct trace_kprobe, tp),
+				 container_of(b, struct trace_kprobe, tp));
 }
 
 /* Add TK to the event of TO, which must record the same arguments. */
 static int kprobe_event_join(struct trace_kprobe *tk, struct trace_kprobe *to)
 {
-	enum trace_probe_error why;
-	int word, ret;
+	int ret;
 
-	why = kprobe_join_conflict(tk, to, &word);
-	if (why != TP_ERR_MAX) {
-		trace_probe_log_set_index(word);
-		__trace_probe_log_err(0, why);
-		return -EEXIST;
-	}
+	ret = trace_probe_check_join(&tk->tp, &to->tp,
+				     kprobe_is_return(tk) == kprobe_is_return(to),
+				     kprobe_probes_same_place);
+	if (ret)
+		return ret;
 	ret = trace_probe_append(&tk->tp, &to->tp);
 	if (ret)
 		return ret;

@@ -1305,6 +1305,65 @@ void trace_probe_cleanup(struct trace_probe *tp)
 		trace_probe_unlink(tp);
 }
 
+/* Were A and B written with the same arguments?  Their types match. */
+static bool probe_same_arg_text(struct trace_probe *a, struct trace_probe *b)
+{
+	int i;
+
+	for (i = 0; i < a->nr_args; i++)
+		if (strcmp(a->args[i].comm, b->args[i].comm))
+			return false;
+	return true;
+}
+
+/*
+ * Why TP cannot join the event of TO (TP_ERR_MAX if it can), and the
+ * word of the command to show it under: a probe of another kind (entry
+ * or return), arguments that differ in number, name or type, or the
+ * same probe again, at the same place with the same arguments.
+ */
+static enum trace_probe_error
+probe_join_conflict(struct trace_probe *tp, struct trace_probe *to, bool same_kind,
+		    bool (*same_place)(struct trace_probe *, struct trace_probe *), int *word)
+{
+	struct trace_probe *each;
+	int differs;
+
+	*word = 0;
+	if (!same_kind)
+		return TP_ERR_DIFF_PROBE_TYPE;
+	differs = trace_probe_compare_arg_type(tp, to);
+	if (differs) {
+		/* argument N (from 1) is word N + 1 */
+		*word = differs + 1;
+		return TP_ERR_DIFF_ARG_TYPE;
+	}
+	list_for_each_entry(each, trace_probe_probe_list(to), list)
+		if (same_place(each, tp) && probe_same_arg_text(each, tp))
+			return TP_ERR_SAME_PROBE;
+	return TP_ERR_MAX;
+}
+
+/*
+ * May TP, parsed from the command in the error log, join the event of
+ * TO?  0 if so; -EEXIST, with the cause logged, if not.  SAME_KIND: both
+ * are entry or both return probes; SAME_PLACE compares two probes'
+ * places, as their kind knows them.
+ */
+int trace_probe_check_join(struct trace_probe *tp, struct trace_probe *to, bool same_kind,
+			   bool (*same_place)(struct trace_probe *, struct trace_probe *))
+{
+	enum trace_probe_error why;
+	int word;
+
+	why = probe_join_conflict(tp, to, same_kind, same_place, &word);
+	if (why == TP_ERR_MAX)
+		return 0;
+	trace_probe_log_set_index(word);
+	__trace_probe_log_err(0, why);
+	return -EEXIST;
+}
+
 /* Move TP, alone on its event, onto the event of TO. */
 int trace_probe_append(struct trace_probe *tp, struct trace_probe *to)
 {

@@ -287,6 +287,8 @@ static inline bool trace_probe_has_single_file(struct trace_probe *tp)
 int trace_probe_init(struct trace_probe *tp, const char *event,
 		     const char *group, bool alloc_filter);
 void trace_probe_cleanup(struct trace_probe *tp);
+int trace_probe_check_join(struct trace_probe *tp, struct trace_probe *to, bool same_kind,
+			   bool (*same_place)(struct trace_probe *, struct trace_probe *));
 int trace_probe_append(struct trace_probe *tp, struct trace_probe *to);
 void trace_probe_unlink(struct trace_probe *tp);
 int trace_probe_register_event_call(struct trace_probe *tp);

@@ -1046,57 +1046,22 @@ static bool uprobe_same_place(struct trace_uprobe *a, struct trace_uprobe *b)
 	       a->offset == b->offset;
 }
 
-/* Does a probe of TO's event already fetch the same arguments at TU's place? */
-static bool uprobe_event_has_twin(struct trace_uprobe *to, struct trace_uprobe *tu)
+static bool uprobe_probes_same_place(struct trace_probe *a, struct trace_probe *b)
 {
-	struct trace_uprobe *each;
-	int i;
-
-	list_for_each_entry(each, trace_probe_probe_list(&to->tp), tp.list) {
-		if (!uprobe_same_place(each, tu))
-			continue;
-		for (i = 0; i < tu->tp.nr_args; i++)
-			if (strcmp(each->tp.args[i].comm, tu->tp.args[i].comm))
-				break;
-		if (i == tu->tp.nr_args)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Why TU cannot join the event of TO, as an error_log cause (TP_ERR_MAX
- * if it can) and the word of the command to show it under.
- */
-static enum trace_probe_error uprobe_join_conflict(struct trace_uprobe *tu,
-						   struct trace_uprobe *to, int *word)
-{
-	int differs;
-
-	*word = 0;
-	if (uprobe_is_return(tu) != uprobe_is_return(to))
-		return TP_ERR_DIFF_PROBE_TYPE;
-	differs = trace_probe_compare_arg_type(&tu->tp, &to->tp);
-	if (differs) {
-		/* argument N (from 1) is word N + 1 */
-		*word = differs + 1;
-		return TP_ERR_DIFF_ARG_TYPE;
-	}
-	return uprobe_event_has_twin(to, tu) ? TP_ERR_SAME_PROBE : TP_ERR_MAX;
+	return uprobe_same_place(container_of(a, struct trace_uprobe, tp),
+				 container_of(b, struct trace_uprobe, tp));
 }
 
 /* Add TU to the event of TO, which must record the same arguments. */
 static int uprobe_event_join(struct trace_uprobe *tu, struct trace_uprobe *to)
 {
-	enum trace_probe_error why;
-	int word, ret;
+	int ret;
 
-	why = uprobe_join_conflict(tu, to, &word);
-	if (why != TP_ERR_MAX) {
-		trace_probe_log_set_index(word);
-		__trace_probe_log_err(0, why);
-		return -EEXIST;
-	}
+	ret = trace_probe_check_join(&tu->tp, &to->tp,
+				     uprobe_is_return(tu) == uprobe_is_return(to),
+				     uprobe_probes_same_place);
+	if (ret)
+		return ret;
 	ret = trace_probe_append(&tu->tp, &to->tp);
 	if (ret)
 		return ret;
