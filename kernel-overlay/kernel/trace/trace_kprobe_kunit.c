@@ -25,10 +25,10 @@
  */
 #ifdef CONFIG_X86_KERNEL_IBT
 #define ENTRY_OFFSET	ENDBR_INSN_SIZE
-#define AT_ENTRY	"+0x4/"
+#define ENTRY_PLACE	"+0x4/"
 #else
 #define ENTRY_OFFSET	0
-#define AT_ENTRY	"+0x0/"
+#define ENTRY_PLACE	"+0x0/"
 #endif
 
 /*
@@ -140,7 +140,7 @@ static void kprobe_entry_record(struct kunit *test)
 	clear_trace(test);
 	kprobe_test_call(kprobe_test_target, 4, -5);
 	line = record(test);
-	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(line, "kf: (kprobe_test_target" AT_ENTRY),
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(line, "kf: (kprobe_test_target" ENTRY_PLACE),
 			      "%s", line);
 	KUNIT_EXPECT_TRUE_MSG(test, ends_with(line, ") a=4 b=-5"), "%s", line);
 
@@ -237,7 +237,7 @@ static void kprobe_stack_at_entry(struct kunit *test)
  */
 static void kprobe_multiprobe(struct kunit *test)
 {
-	const char *lines[2];
+	const char *lines[2], *line;
 
 	define(test, "p:" EVENT " kprobe_test_target a=$arg1:s32");
 	define(test, "p:" EVENT " kprobe_test_other a=$arg1:s32");
@@ -246,16 +246,17 @@ static void kprobe_multiprobe(struct kunit *test)
 	kprobe_test_call(kprobe_test_target, 1, 0);
 	kprobe_test_call(kprobe_test_other, 2, 0);
 	KUNIT_ASSERT_EQ(test, records(test, lines, 2), 2);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[0], "kf: (kprobe_test_target" AT_ENTRY));
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[0], "kf: (kprobe_test_target" ENTRY_PLACE));
 	KUNIT_EXPECT_TRUE(test, ends_with(lines[0], ") a=1"));
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[1], "kf: (kprobe_test_other" AT_ENTRY));
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[1], "kf: (kprobe_test_other" ENTRY_PLACE));
 	KUNIT_EXPECT_TRUE(test, ends_with(lines[1], ") a=2"));
 
 	define(test, "-:" EVENT " kprobe_test_other a=$arg1:s32");
 	clear_trace(test);
 	kprobe_test_call(kprobe_test_target, 1, 0);
 	kprobe_test_call(kprobe_test_other, 2, 0);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(record(test), "kf: (kprobe_test_target" AT_ENTRY));
+	line = record(test);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(line, "kf: (kprobe_test_target" ENTRY_PLACE));
 	enable(test, false);
 }
 
