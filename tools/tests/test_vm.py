@@ -7,8 +7,10 @@ import io
 import threading
 import time
 import unittest
+from pathlib import Path
+from unittest import mock
 
-from kfork import vm
+from kfork import runner, vm
 from kfork.common import FORK, UPSTREAM_IMPL, ToolError, guard
 
 
@@ -63,3 +65,17 @@ class AtOnceTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class QemuArgvTest(unittest.TestCase):
+    """The guest's command line: its modules' root, and a suite's words."""
+
+    def test_modules_root_beside_the_image_and_suite_words_last(self) -> None:
+        build = Path('/work/build/fork')
+        image = build / 'arch/x86/boot/bzImage'
+        with mock.patch.object(vm, 'kernel_hz', return_value='250'):
+            argv = vm.qemu_argv(image, Path('/out'), FORK, [], kernel_args=('kprobe_event=p,f',))
+        append = argv[argv.index('-append') + 1].split()
+        self.assertIn(f'kfork_modroot={build / "modroot"}', append)
+        self.assertEqual(append[-1], 'kprobe_event=p,f')
+        self.assertEqual(runner.modules_root(image), build / 'modroot')

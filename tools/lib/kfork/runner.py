@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -298,19 +299,50 @@ def _stamp_build(spec: RunSpec, key: str) -> None:
     (spec.build_dir / BUILT_STAMP).write_text(key + '\n')
 
 
+# In a build folder: the root its modules are installed under
+# (MODULES_ROOT/lib/modules/RELEASE), for the guests' modprobe (tools/vm).
+MODULES_ROOT = 'modroot'
+
+
+def modules_root(image: Path) -> Path:
+    """Where the build whose bzImage is IMAGE installed its modules."""
+    return image.parents[3] / MODULES_ROOT
+
+
+def _install_modules(spec: RunSpec, work: WorkArea, variant: str, key: str) -> None:
+    """make modules_install into the build folder, once per build: a
+    guest's root is the host's, read-only, so its modprobe is pointed
+    at this folder instead (guest-init)."""
+    root = spec.build_dir / MODULES_ROOT
+    stamp = root / BUILT_STAMP
+    if stamp.is_file() and stamp.read_text().strip() == key:
+        return
+    shutil.rmtree(root, ignore_errors=True)
+    say(f'{variant}: installing the modules in {root}')
+    argv = ['make', 'ARCH=x86_64', f'O={spec.build_dir}', 'CC=ccache gcc',
+            *spec.make_options, f'INSTALL_MOD_PATH={root}', 'modules_install']
+    proc = subprocess.run(argv, cwd=spec.tree, env=spec.env(work), text=True,
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise ToolError(f'{variant}: make modules_install failed: '
+                        f'{_cause(proc.stdout.splitlines() + proc.stderr.splitlines())}')
+    stamp.write_text(key + '\n')
+
+
 def build_kernel(spec: RunSpec, work: WorkArea, variant: str) -> Path:
     """Configure and build with kunit.py (nothing when the folder holds
-    this build already); return the bzImage or raise with the cause."""
+    this build already) and install its modules for the guests; return
+    the bzImage or raise with the cause."""
     spec.build_dir.mkdir(parents=True, exist_ok=True)
     spec, key = _reuse_build(spec, variant)
     image = spec.build_dir / 'arch/x86/boot/bzImage'
-    if spec.built:
-        return image
-    say(f'{variant}: kunit.py build in {spec.build_dir}')
-    status, output = _stream(spec.argv(None), spec.tree, spec.env(work))
-    if status != 0 or not image.is_file():
-        raise ToolError(f'{variant}: {_cause(output)}')
-    _stamp_build(spec, key)
+    if not spec.built:
+        say(f'{variant}: kunit.py build in {spec.build_dir}')
+        status, output = _stream(spec.argv(None), spec.tree, spec.env(work))
+        if status != 0 or not image.is_file():
+            raise ToolError(f'{variant}: {_cause(output)}')
+        _stamp_build(spec, key)
+    _install_modules(spec, work, variant, key)
     return image
 
 

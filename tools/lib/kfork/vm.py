@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 
 from . import logscan
-from .runner import print_reports
+from .runner import modules_root, print_reports
 from .common import ToolError, WorkArea, project_root, say
 
 GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
@@ -112,6 +112,7 @@ def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
         f'init={GUEST_INIT}', f'kfork_out={folder}', f'kfork_variant={variant}',
         f'kfork_hz={kernel_hz(image)}',
         f'kfork_keep={":".join(str(p) for p in keep)}',
+        f'kfork_modroot={modules_root(image)}',
         *kernel_args,
     ])
     return ['qemu-system-x86_64', '-machine', 'q35', '-accel', 'tcg', '-nodefaults',
