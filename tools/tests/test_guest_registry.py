@@ -11,7 +11,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from kfork import guest_run, guest_tests as gt, vm_cli
+from kfork import guest_kprobe, guest_run, guest_tests as gt, vm_cli
 from kfork.common import FORK, ToolError, project_root
 
 FTRACETEST = """\
@@ -28,10 +28,22 @@ class RegistryTest(unittest.TestCase):
     def test_names_kinds_and_order(self) -> None:
         names = gt.names()
         self.assertEqual(len(set(names)), len(names))
-        self.assertEqual(names, (*gt.names(gt.BASELINE), *gt.names(gt.OWN)))
+        # suites that read what the boot set up run first, as the others
+        # (ftracetest) clear it; then upstream's, then the project's own
+        boot = tuple(s.name for s in gt.SUITES if s.kernel_args)
+        rest = [n for n in names if n not in boot]
+        self.assertEqual(names, (*boot, *rest))
+        self.assertEqual(tuple(rest), (*gt.names(gt.BASELINE),
+                                       *(n for n in gt.names(gt.OWN) if n not in boot)))
         self.assertEqual({s.kind for s in gt.SUITES}, {gt.BASELINE, gt.OWN})
         with self.assertRaises(ToolError):
             gt.suite('nosuch')
+
+    def test_kernel_args_of_the_suites_run(self) -> None:
+        self.assertEqual(gt.kernel_args(['ftrace', 'uprobe']), ())
+        self.assertEqual(gt.kernel_args(['uprobe', 'kprobe']), (guest_kprobe.BOOT_EVENTS,))
+        self.assertTrue(guest_kprobe.BOOT_EVENTS.startswith('kprobe_event='))
+        self.assertNotIn(' ', guest_kprobe.BOOT_EVENTS)
 
     def test_every_suite_can_run_and_be_parsed(self) -> None:
         tree, out = Path('/src'), Path('/out')
@@ -65,7 +77,9 @@ class RegistryTest(unittest.TestCase):
 
     def test_tools_vm_takes_the_registry(self) -> None:
         self.assertEqual(vm_cli._suites('test', []), list(gt.names()))
-        self.assertEqual(vm_cli._suites('compare', ['tc', 'ftrace']), ['tc', 'ftrace'])
+        # the registry's order, whatever the order named
+        self.assertEqual(vm_cli._suites('compare', ['tc', 'ftrace']), ['ftrace', 'tc'])
+        self.assertEqual(vm_cli._suites('test', ['ftrace', 'kprobe']), ['kprobe', 'ftrace'])
         self.assertEqual(vm_cli._suites('baseline', []), list(gt.names(gt.BASELINE)))
         with self.assertRaises(ToolError):
             vm_cli._suites('baseline', list(gt.names(gt.OWN))[:1])

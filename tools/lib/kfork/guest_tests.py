@@ -13,7 +13,7 @@ fork must pass every test that passes there; a test that does better on
 the fork is reported, not failed. On the upstream implementation itself
 any difference fails: the baseline is stale.
 
-The project's own suites (uprobe, traffic, tc, clients) print TAP with a plan, and
+The project's own suites (kprobe, uprobe, traffic, tc, clients) print TAP with a plan, and
 every case must pass on both builds. Their 'kfork-diff: KEY VALUE' lines
 must also be alike on both builds (tools/vm compare).
 """
@@ -28,6 +28,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, 
 
 from .common import UPSTREAM_IMPL, ToolError, project_root
 from .counts import Counts, total
+from .guest_kprobe import BOOT_EVENTS
 
 PASS = 'PASS'
 BASELINE_DIR = project_root() / 'tools' / 'guest' / 'baseline'
@@ -138,6 +139,8 @@ class Suite:
     about: str
     # Make targets the host builds first: the guest's root is read-only.
     make: Tuple[str, ...] = ()
+    # Words the kernel's command line needs for it (boot-time settings).
+    kernel_args: Tuple[str, ...] = ()
 
     @property
     def own(self) -> bool:
@@ -145,6 +148,10 @@ class Suite:
 
 
 SUITES: Tuple[Suite, ...] = (
+    # first: the others may clear the events its boot line defines
+    Suite('kprobe', OWN, 300, parse_own, _own('kprobe'),
+          'kprobe events defined on the kernel command line, and the tree\'s '
+          'kprobe_event_gen_test module', kernel_args=(BOOT_EVENTS,)),
     Suite('ftrace', BASELINE, 2400, parse_ftrace, _ftracetest,
           'ftracetest\'s kprobe/ and dynevent/ cases from the distro tree'),
     Suite('tdc', BASELINE, 600, parse_tdc, _tdc,
@@ -159,6 +166,11 @@ SUITES: Tuple[Suite, ...] = (
           'perf probe/record/script, bpftrace, USDT and tools/uprobe on the seed '
           'cover letter\'s program', make=('out/bin/uprobe',)),
 )
+
+
+def kernel_args(suites: Iterable[str]) -> Tuple[str, ...]:
+    """The command-line words a boot running SUITES needs."""
+    return tuple(arg for name in suites for arg in suite(name).kernel_args)
 
 
 def names(kind: Optional[str] = None) -> Tuple[str, ...]:
