@@ -7,7 +7,7 @@ import re
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Set
 
 from kfork import bench, cli, runner, session, tree
 from kfork.common import ToolError, project_root
@@ -102,6 +102,19 @@ class CliTest(unittest.TestCase):
         self.assertEqual((args.glob, args.debug), ('*_bench', False))
         args = cli._parser().parse_args(['bench', '--boots', '5', '--debug', 'probe_*_bench'])
         self.assertEqual((args.boots, args.glob, args.debug), (5, 'probe_*_bench', True))
+
+    def test_startup_selftest_kernel_is_the_debug_one_with_the_self_tests(self) -> None:
+        """kunit/startup-selftest.kunitconfig: .kunitconfig's fragments and
+        options, and FTRACE_STARTUP_TEST."""
+        config = session.DEFAULT_KUNITCONFIG.parent / 'kunit' / 'startup-selftest.kunitconfig'
+
+        def options(path: Path) -> Set[str]:
+            return {line for line in path.read_text().splitlines() if line.startswith('CONFIG_')}
+
+        self.assertEqual([p.name for p in runner.kunitconfig_files(config)[1:]],
+                         [p.name for p in runner.kunitconfig_files(session.DEFAULT_KUNITCONFIG)[1:]])
+        self.assertEqual(options(config),
+                         options(session.DEFAULT_KUNITCONFIG) | {'CONFIG_FTRACE_STARTUP_TEST=y'})
 
     def test_production_kernel_is_the_debug_one_without_checkers(self) -> None:
         """The production kunitconfig names .kunitconfig's fragments, with
