@@ -412,8 +412,9 @@ NOKPROBE_SYMBOL(kretprobe_dispatcher);
 
 #if defined(CONFIG_DYNAMIC_FTRACE) && !defined(CONFIG_KPROBE_EVENTS_ON_NOTRACE)
 /*
- * Is the function around ADDR one ftrace may not trace?  Kprobe events
- * keep out of those: they are where tracing itself runs.
+ * Is ADDR in a function ftrace may not trace?  Kprobe events keep out
+ * of those: they are where tracing itself runs.  An address kallsyms
+ * does not know is left for the kprobes core to judge.
  */
 static bool kprobe_addr_in_notrace(unsigned long addr)
 {
@@ -421,29 +422,23 @@ static bool kprobe_addr_in_notrace(unsigned long addr)
 
 	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offset))
 		return false;
-	addr -= offset;
-	/* a traceable function has an ftrace location inside it */
-	return !ftrace_location_range(addr, addr + size - 1);
+	/* at a function's start, ftrace_location() finds its ftrace site anywhere in it */
+	return !ftrace_location(addr - offset);
 }
 
-/*
- * A compiler's copy of a function ("foo.isra.0", "foo.cold") has no
- * ftrace location of its own: it is judged by the function it is of.
- */
 static bool kprobe_in_notrace(struct trace_kprobe *tk)
 {
 	unsigned long addr = kprobe_address(tk);
 	char name[KSYM_NAME_LEN];
-	char *dot;
+	char *suffix;
 
 	if (!kprobe_addr_in_notrace(addr))
 		return false;
-	if (lookup_symbol_name(addr, name))
+	/* a compiler's copy ("foo.isra.0", "foo.cold") is judged by the function it is of */
+	suffix = lookup_symbol_name(addr, name) ? NULL : strchr(name, '.');
+	if (!suffix)
 		return true;
-	dot = strchr(name, '.');
-	if (!dot)
-		return true;
-	*dot = '\0';
+	*suffix = '\0';
 	addr = (unsigned long)kprobe_lookup_name(name, 0);
 	return !addr || kprobe_addr_in_notrace(addr);
 }
