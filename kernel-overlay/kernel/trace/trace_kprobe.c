@@ -1397,19 +1397,9 @@ static const struct seq_operations kprobe_events_seq_ops = {
 	.show	= kprobe_events_seq_show,
 };
 
-/* Both files list the kprobe events; CLEARS: an O_TRUNC open removes them. */
-static int kprobe_list_open(struct file *file, const struct seq_operations *ops, bool clears)
-{
-	int ret = security_locked_down(LOCKDOWN_TRACEFS);
-
-	if (!ret && clears && (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC))
-		ret = dyn_events_release_all(&trace_kprobe_ops);
-	return ret ? ret : seq_open(file, ops);
-}
-
 static int kprobe_events_open(struct inode *inode, struct file *file)
 {
-	return kprobe_list_open(file, &kprobe_events_seq_ops, true);
+	return trace_probe_list_open(file, &kprobe_events_seq_ops, &trace_kprobe_ops);
 }
 
 static ssize_t kprobe_events_write(struct file *file, const char __user *buffer,
@@ -1462,7 +1452,7 @@ static const struct seq_operations kprobe_profile_seq_ops = {
 
 static int kprobe_profile_open(struct inode *inode, struct file *file)
 {
-	return kprobe_list_open(file, &kprobe_profile_seq_ops, false);
+	return trace_probe_list_open(file, &kprobe_profile_seq_ops, NULL);
 }
 
 static const struct file_operations kprobe_profile_fops = {

@@ -15,6 +15,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/security.h>
 #include <linux/stdarg.h>
 
 #include "trace_dynevent.h"
@@ -1499,6 +1500,22 @@ int trace_probe_kind_command(const char *raw_command, struct dyn_event_operation
 		return dyn_event_release(raw_command, ops);
 	ret = dyn_event_create(raw_command, ops);
 	return ret == -ECANCELED ? -EINVAL : ret;
+}
+
+/*
+ * Open a probe kind's listing (kprobe_events, uprobe_events, their
+ * profiles) as a seq_file of OPS.  With CLEARS, the kind's file: an
+ * open that truncates it for writing first removes the kind's events,
+ * and fails if one of them is busy.
+ */
+int trace_probe_list_open(struct file *file, const struct seq_operations *ops,
+			  struct dyn_event_operations *clears)
+{
+	int ret = security_locked_down(LOCKDOWN_TRACEFS);
+
+	if (!ret && clears && (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC))
+		ret = dyn_events_release_all(clears);
+	return ret ? ret : seq_open(file, ops);
 }
 
 /* Split RAW_COMMAND into words and hand them to CREATEFN. */

@@ -303,6 +303,8 @@ bool trace_probe_match_command_args(struct trace_probe *tp,
 int trace_probe_create(const char *raw_command, int (*createfn)(int, const char **));
 struct dyn_event_operations;
 int trace_probe_kind_command(const char *raw_command, struct dyn_event_operations *ops);
+int trace_probe_list_open(struct file *file, const struct seq_operations *ops,
+			  struct dyn_event_operations *clears);
 
 #define trace_probe_for_each_link(pos, tp)	\
 	list_for_each_entry(pos, &(tp)->event->files, list)

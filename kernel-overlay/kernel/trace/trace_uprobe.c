@@ -28,7 +28,6 @@
 #include <linux/namei.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
-#include <linux/security.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
@@ -1408,19 +1407,9 @@ static const struct seq_operations uprobe_events_seq_ops = {
 	.show	= uprobe_events_seq_show,
 };
 
-/* Both files list the uprobe events; CLEARS: an O_TRUNC open removes them. */
-static int uprobe_list_open(struct file *file, const struct seq_operations *ops, bool clears)
-{
-	int ret = security_locked_down(LOCKDOWN_TRACEFS);
-
-	if (!ret && clears && (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC))
-		ret = dyn_events_release_all(&trace_uprobe_ops);
-	return ret ? ret : seq_open(file, ops);
-}
-
 static int uprobe_events_open(struct inode *inode, struct file *file)
 {
-	return uprobe_list_open(file, &uprobe_events_seq_ops, true);
+	return trace_probe_list_open(file, &uprobe_events_seq_ops, &trace_uprobe_ops);
 }
 
 static ssize_t uprobe_events_write(struct file *file, const char __user *buffer,
@@ -1470,7 +1459,7 @@ static const struct seq_operations uprobe_profile_seq_ops = {
 
 static int uprobe_profile_open(struct inode *inode, struct file *file)
 {
-	return uprobe_list_open(file, &uprobe_profile_seq_ops, false);
+	return trace_probe_list_open(file, &uprobe_profile_seq_ops, NULL);
 }
 
 static const struct file_operations uprobe_profile_fops = {
