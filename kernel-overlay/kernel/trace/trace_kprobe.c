@@ -735,24 +735,11 @@ static enum print_line_t kprobe_print(struct trace_iterator *iter, int flags,
 
 static int kprobe_define_fields(struct trace_event_call *call)
 {
-	static const char *const entry_names[] = { FIELD_STRING_IP };
-	static const char *const return_names[] = { FIELD_STRING_FUNC, FIELD_STRING_RETIP };
 	struct trace_kprobe *tk = kprobe_of_call(call);
-	const char *const *names;
-	int i, n, ret;
 
 	if (!tk)
 		return -ENOENT;
-	names = kprobe_is_return(tk) ? return_names : entry_names;
-	n = kprobe_is_return(tk) ? ARRAY_SIZE(return_names) : ARRAY_SIZE(entry_names);
-	for (i = 0; i < n; i++) {
-		ret = trace_define_field(call, "unsigned long", names[i],
-					 offsetof(struct kprobe_record, addr[i]),
-					 sizeof(unsigned long), 0, FILTER_OTHER);
-		if (ret)
-			return ret;
-	}
-	return traceprobe_define_arg_fields(call, kprobe_head_size(tk), &tk->tp);
+	return traceprobe_define_probe_fields(call, kprobe_is_return(tk), &tk->tp);
 }
 
 static struct trace_event_functions kprobe_event_funcs = {

@@ -1242,6 +1242,31 @@ int traceprobe_define_arg_fields(struct trace_event_call *event_call,
 	return 0;
 }
 
+/*
+ * All the fields of a kprobe or uprobe event: after the common header,
+ * the probed address as __probe_ip, or for a return probe the function
+ * as __probe_func and the address it returned to as __probe_ret_ip,
+ * each an unsigned long; then TP's arguments.
+ */
+int traceprobe_define_probe_fields(struct trace_event_call *call, bool is_return,
+				   struct trace_probe *tp)
+{
+	static const char *const entry[] = { FIELD_STRING_IP };
+	static const char *const ret[] = { FIELD_STRING_FUNC, FIELD_STRING_RETIP };
+	const char *const *names = is_return ? ret : entry;
+	int i, n = is_return ? ARRAY_SIZE(ret) : ARRAY_SIZE(entry);
+	size_t offset = sizeof(struct trace_entry);
+	int err;
+
+	for (i = 0; i < n; i++, offset += sizeof(unsigned long)) {
+		err = trace_define_field(call, "unsigned long", names[i], offset,
+					 sizeof(unsigned long), 0, FILTER_OTHER);
+		if (err)
+			return err;
+	}
+	return traceprobe_define_arg_fields(call, offset, tp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Events and their probes                                            */
 

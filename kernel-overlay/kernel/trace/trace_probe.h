@@ -336,6 +336,8 @@ enum probe_print_type {
 int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype);
 int traceprobe_define_arg_fields(struct trace_event_call *event_call,
 				 size_t offset, struct trace_probe *tp);
+int traceprobe_define_probe_fields(struct trace_event_call *call, bool is_return,
+				   struct trace_probe *tp);
 
 #ifdef CONFIG_PERF_EVENTS
 struct trace_event_call *create_local_trace_kprobe(char *func, void *addr,

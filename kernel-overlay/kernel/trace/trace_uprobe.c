@@ -944,24 +944,11 @@ static enum print_line_t uprobe_print(struct trace_iterator *iter, int flags,
 
 static int uprobe_define_fields(struct trace_event_call *call)
 {
-	static const char *const entry_names[] = { FIELD_STRING_IP };
-	static const char *const return_names[] = { FIELD_STRING_FUNC, FIELD_STRING_RETIP };
 	struct trace_uprobe *tu = uprobe_of_call(call);
-	const char *const *names;
-	int i, n, ret;
 
 	if (!tu)
 		return -ENODEV;
-	names = uprobe_is_return(tu) ? return_names : entry_names;
-	n = uprobe_is_return(tu) ? ARRAY_SIZE(return_names) : ARRAY_SIZE(entry_names);
-	for (i = 0; i < n; i++) {
-		ret = trace_define_field(call, "unsigned long", names[i],
-					 offsetof(struct uprobe_record, addr[i]),
-					 sizeof(unsigned long), 0, FILTER_OTHER);
-		if (ret)
-			return ret;
-	}
-	return traceprobe_define_arg_fields(call, uprobe_head_size(tu), &tu->tp);
+	return traceprobe_define_probe_fields(call, uprobe_is_return(tu), &tu->tp);
 }
 
 static struct trace_event_functions uprobe_event_funcs = {
