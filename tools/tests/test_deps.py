@@ -1,0 +1,38 @@
+"""What ensure() asks of the machine: the tarball only with its package."""
+
+from __future__ import annotations
+
+import unittest
+from pathlib import Path
+from typing import Dict, Iterable
+from unittest import mock
+
+from kfork import deps
+from kfork.common import PACKAGE, ToolError
+
+
+def all_installed(packages: Iterable[str]) -> Dict[str, str]:
+    return {name: '1' for name in packages}
+
+
+class EnsureTest(unittest.TestCase):
+    def setUp(self) -> None:
+        for name, value in (('installed_versions', all_installed),
+                            ('TARBALL', Path('/nonexistent/linux-source.tar.xz'))):
+            patch = mock.patch.object(deps, name, value)
+            patch.start()
+            self.addCleanup(patch.stop)
+
+    def test_guest_packages_do_not_need_the_tarball(self) -> None:
+        # A new machine: tools/vm ensures the guest suites' packages
+        # before the session installs the source package.
+        deps.ensure(['iproute2', 'gcovr'])
+
+    def test_the_source_package_without_its_tarball_is_an_error(self) -> None:
+        with self.assertRaises(ToolError) as caught:
+            deps.ensure([PACKAGE, 'gcc'])
+        self.assertIn('--reinstall', str(caught.exception))
+
+
+if __name__ == '__main__':
+    unittest.main()
