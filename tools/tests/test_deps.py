@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import unittest
 from pathlib import Path
-from typing import Dict, Iterable
+from typing import Dict, Iterable, List
 from unittest import mock
 
-from kfork import deps
+from kfork import deps, vm_cli
 from kfork.common import PACKAGE, ToolError
 
 
@@ -32,6 +32,18 @@ class EnsureTest(unittest.TestCase):
         with self.assertRaises(ToolError) as caught:
             deps.ensure([PACKAGE, 'gcc'])
         self.assertIn('--reinstall', str(caught.exception))
+
+
+class PrepareHostTest(unittest.TestCase):
+    def test_a_boot_asks_for_the_build_packages_first(self) -> None:
+        # tools/vm and tools/coverage prepare the host before the session
+        # does: QEMU, and libelf for tools/uprobe's make, come from here.
+        asked: List[str] = []
+        with mock.patch.object(deps, 'ensure', asked.extend), \
+                mock.patch.object(vm_cli, 'run'):
+            vm_cli.prepare_host([])
+        for package in ('qemu-system-x86', 'libelf-dev', PACKAGE, 'iproute2'):
+            self.assertIn(package, asked)
 
 
 if __name__ == '__main__':

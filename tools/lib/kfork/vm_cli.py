@@ -56,6 +56,9 @@ guest suites (each killed in the guest at its own time limit):
 # suites are Python driving tc and ip; ftracetest is POSIX sh with the
 # usual tools; the uprobe suite compiles its target and reads the ELF.
 GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'libc6-dev', 'binutils', 'systemtap-sdt-dev']
+# A boot needs the build's packages too (QEMU, and libelf for the uprobe
+# suite's make target), and on a new machine they come first from here.
+HOST_PACKAGES = [*deps.BUILD_PACKAGES, *GUEST_TEST_PACKAGES]
 # The clients suite's tools: without one, its cases skip.
 GUEST_CLIENT_PACKAGES = ['linux-perf', 'bpftrace']
 
@@ -64,7 +67,7 @@ def prepare_host(suites: Sequence[str], extra: Sequence[str] = ()) -> None:
     """What the guest suites need from the host, whose root the guest
     boots read-only: the packages (and EXTRA ones), and the programs
     the suites' make targets build."""
-    deps.ensure([*GUEST_TEST_PACKAGES, *extra])
+    deps.ensure([*HOST_PACKAGES, *extra])
     if 'clients' in suites:
         deps.ensure_optional(GUEST_CLIENT_PACKAGES, 'the clients suite\'s cases of the missing')
     for target in sorted({t for name in suites for t in guest_tests.suite(name).make}):
@@ -271,7 +274,7 @@ def bench_figures(boots: int, calls: int, timeout: int, production: bool = True)
     """kfork.guest_bench in a guest of each build (production kernels
     unless told otherwise), booted in turn: tools/vm bench's figures,
     which tools/measure also records."""
-    deps.ensure(GUEST_TEST_PACKAGES)
+    deps.ensure(HOST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'gcc', 'nm', 'readelf'])
     images = {v: kernel_image(v, True, production) for v in VARIANTS}
     command = ['env', f'PYTHONPATH={project_root() / "tools" / "lib"}', 'python3', '-m',
