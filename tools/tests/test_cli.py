@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 from typing import Dict, List, Set
 
-from kfork import bench, cli, runner, session, tree
+from kfork import bench, cli, coverage, runner, session, tree
 from kfork.common import ToolError, project_root
 
 
@@ -132,6 +132,30 @@ class CliTest(unittest.TestCase):
                                    session.PRODUCTION_KUNITCONFIG.read_text().splitlines()
                                    if line.startswith('CONFIG_')})
         self.assertNotEqual(session.build_name('fork', True), session.build_name('fork', False))
+
+    def test_coverage_kernel_is_the_debug_one_without_sanitizers(self) -> None:
+        """kunit/coverage.kunitconfig names .kunitconfig's fragments with
+        coverage.config in place of debug.config, and coverage.config
+        sets every option of debug.config but the sanitizers, which
+        would add branches no correct run takes, and gcov."""
+        debug = runner.kunitconfig_files(session.DEFAULT_KUNITCONFIG)
+        cover = runner.kunitconfig_files(coverage.KUNITCONFIG)
+        self.assertEqual([p.name for p in cover[1:]],
+                         [('coverage.config' if p.name == 'debug.config' else p.name)
+                          for p in debug[1:]])
+
+        def options(path: Path) -> Set[str]:
+            return {line for line in path.read_text().splitlines()
+                    if line.startswith('CONFIG_') or line.endswith(' is not set')}
+
+        debug_config = next(p for p in debug if p.name == 'debug.config')
+        coverage_config = next(p for p in cover if p.name == 'coverage.config')
+        kept = {line for line in options(debug_config)
+                if line.split('=')[0] not in coverage.SANITIZERS}
+        self.assertEqual(len(kept), len(options(debug_config)) - len(coverage.SANITIZERS))
+        self.assertEqual(options(coverage_config),
+                         kept | {'CONFIG_GCOV_KERNEL=y', 'CONFIG_DEBUG_FS=y'})
+        self.assertEqual(options(coverage.KUNITCONFIG), options(session.DEFAULT_KUNITCONFIG))
 
     def test_full_only_when_asked(self) -> None:
         self.assertEqual(cli._kernel_args(cli._parser().parse_args(['run'])), ())

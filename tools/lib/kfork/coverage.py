@@ -39,7 +39,12 @@ TEST_SETS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ('upstream selftests', ('selftests',)),
 )
 MAKE_CHECK = TEST_SETS[0][0]
-FRAGMENT = project_root() / 'kunit' / 'coverage.config'
+# The coverage kernels: the debug kernels' fragments and checkers but
+# for the sanitizers, with gcov (kunit/coverage.config says why).
+KUNITCONFIG = project_root() / 'kunit' / 'coverage.kunitconfig'
+# What coverage.config leaves out of debug.config.
+SANITIZERS = ('CONFIG_KASAN', 'CONFIG_KASAN_GENERIC', 'CONFIG_UBSAN', 'CONFIG_UBSAN_BOUNDS',
+              'CONFIG_UBSAN_SHIFT')
 # The issue's bar, for the make check set on the fork. Reported, not
 # asserted: coverage is measured.
 BAR = {'line': 90.0, 'branch': 80.0}

@@ -70,7 +70,7 @@ def _build(variants: Sequence[str], paths: Sequence[str]) -> Dict[str, Path]:
     for variant in variants:
         tree.sync(src, tree.default_overlay(), variant)
         spec = session.spec(work, src, version, coverage.build_name(variant),
-                            fragments=[coverage.FRAGMENT],
+                            kunitconfig=coverage.KUNITCONFIG,
                             make_options=coverage.make_options(paths))
         images[variant] = runner.build_kernel(spec, work, variant)
     return images
