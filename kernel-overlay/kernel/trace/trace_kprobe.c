@@ -150,19 +150,38 @@ bool trace_kprobe_error_injectable(struct trace_event_call *call)
 /* ------------------------------------------------------------------ */
 /* Fetching arguments from the kernel                                 */
 
-/* Kernel memory, or user memory where the two share addresses only by number. */
-static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t size)
+/*
+ * The fetch program reads memory from several places, each inlined
+ * where it runs: the readers stay out of line, so that one copy of the
+ * address test serves them all.
+ */
+static int kprobe_read_user(void *dest, void *src, size_t size)
 {
 	return copy_from_user_nofault(dest, (const void __user __force *)src, size);
 }
 
-static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+NOKPROBE_SYMBOL(kprobe_read_user);
+
+/* Kernel memory, or user memory where the two share addresses only by number. */
+static int kprobe_read(void *dest, void *src, size_t size)
 {
 #ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
 	if ((unsigned long)src < TASK_SIZE)
-		return probe_mem_read_user(dest, src, size);
+		return kprobe_read_user(dest, src, size);
 #endif
 	return copy_from_kernel_nofault(dest, src, size);
+}
+
+NOKPROBE_SYMBOL(kprobe_read);
+
+static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t size)
+{
+	return kprobe_read_user(dest, src, size);
+}
+
+static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
+{
+	return kprobe_read(dest, src, size);
 }
 
 /* The string readers every kernel-side probe kind shares. */
