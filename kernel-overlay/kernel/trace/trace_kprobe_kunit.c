@@ -8,12 +8,17 @@
  * values are probe_fetch's subject; here it is the probe: where it
  * fired, what returned, how often, and which probes of an event did.
  */
+#include <linux/bpf.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/trace.h>
 #include <linux/trace_events.h>
 
+#include "trace_probe.h"
 #include "trace_probe_kunit.h"
 
 #define EVENT		"kfork/kf"
@@ -366,6 +371,312 @@ static void kprobe_default_names(struct kunit *test)
 	define(test, "-:kprobes/r_kprobe_test_target_0");
 }
 
+/* The last error_log entry says TEXT, its caret at offset CARET of the command. */
+static void expect_error(struct kunit *test, const char *text, int caret)
+{
+	struct probe_test_error err;
+
+	KUNIT_ASSERT_TRUE_MSG(test, probe_test_last_error(test, &err), "%s",
+			      probe_test_fs(test)->buf);
+	KUNIT_EXPECT_EQ(test, err.text_len, (int)strlen(text));
+	KUNIT_EXPECT_EQ_MSG(test, strncmp(err.text, text, err.text_len), 0, "%.*s",
+			    err.text_len, err.text);
+	KUNIT_EXPECT_EQ(test, err.caret, caret);
+}
+
+/* kf's event call, looked up in the top instance and let go at once: the case owns kf. */
+static struct trace_event_call *kf_call(struct kunit *test)
+{
+	struct trace_event_file *file = trace_get_event_file(NULL, "kfork", "kf");
+	struct trace_event_call *call;
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "%ld", PTR_ERR(file));
+	call = file->event_call;
+	trace_put_event_file(file);
+	return call;
+}
+
+/*
+ * A probe by address is listed as "0x" and the address as %p prints it
+ * (hashed unless the boot asks otherwise), and it fires where a probe
+ * on the function's name does.  Its arguments are registers: $argN is
+ * for a probe by name at a function's entry.
+ */
+static void kprobe_address_probe(struct kunit *test)
+{
+	void *addr = (void *)kprobe_test_target + ENTRY_OFFSET;
+	const char *line;
+
+	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32", (unsigned long)addr));
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+			   probe_test_printf(test, "p:kfork/kf 0x%p a=%%di:s32\n", addr));
+	enable(test, true);
+	clear_trace(test);
+	kprobe_test_call(kprobe_test_target, 3, 0);
+	line = record(test);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(line, "kf: (kprobe_test_target" ENTRY_PLACE));
+	KUNIT_EXPECT_TRUE(test, ends_with(line, ") a=3"));
+	enable(test, false);
+}
+
+/* Unnamed, a probe by address is "p_0x" or "r_0x" and the address as %p prints it. */
+static void kprobe_address_default_name(struct kunit *test)
+{
+	void *addr = (void *)kprobe_test_target + ENTRY_OFFSET;
+	char *name = probe_test_printf(test, "kprobes/p_0x%p", addr);
+
+	define(test, probe_test_printf(test, "p 0x%lx", (unsigned long)addr));
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+			   probe_test_printf(test, "p:%s 0x%p\n", name, addr));
+	define(test, probe_test_printf(test, "-:%s", name));
+}
+
+/*
+ * The same address twice in one event is the same probe: refused with
+ * -EEXIST and "There is already the exact same probe event", the
+ * event left as it was.
+ */
+static void kprobe_address_same_probe(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kprobe_test_target + ENTRY_OFFSET;
+	char *cmd = probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32", addr);
+	char *listed;
+
+	define(test, cmd);
+	probe_test_read(test, "kprobe_events");
+	listed = probe_test_printf(test, "%s", probe_test_fs(test)->buf);
+	probe_test_clear_errors(test);
+	KUNIT_EXPECT_EQ(test, probe_test_write(test, "kprobe_events", cmd), -EEXIST);
+	expect_error(test, "There is already the exact same probe event", 0);
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, listed);
+}
+
+/*
+ * Two addresses in one event are two places: both probes register and
+ * each records its own hits.  (6.1 compares probes by symbol and
+ * offset only, so two address probes both look like "unknown+0" and
+ * the second is refused as the same probe.)
+ */
+static void kprobe_address_multiprobe(struct kunit *test)
+{
+	const char *lines[2];
+
+	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32",
+				       (unsigned long)kprobe_test_target + ENTRY_OFFSET));
+	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32",
+				       (unsigned long)kprobe_test_other + ENTRY_OFFSET));
+	enable(test, true);
+	clear_trace(test);
+	kprobe_test_call(kprobe_test_target, 1, 0);
+	kprobe_test_call(kprobe_test_other, 2, 0);
+	KUNIT_ASSERT_EQ(test, records(test, lines, 2), 2);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[0], "kf: (kprobe_test_target" ENTRY_PLACE));
+	KUNIT_EXPECT_TRUE(test, ends_with(lines[0], ") a=1"));
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[1], "kf: (kprobe_test_other" ENTRY_PLACE));
+	KUNIT_EXPECT_TRUE(test, ends_with(lines[1], ") a=2"));
+	enable(test, false);
+}
+
+/*
+ * A MAXACTIVE of up to 63 characters is read as a number (base 0: a
+ * leading 0 makes it octal, so 62 zeros and a 1 are 1); at 64 it is
+ * refused as "Invalid maxactive number" before it is read.
+ */
+static void kprobe_maxactive_length(struct kunit *test)
+{
+	char digits[65], *cmd;
+
+	memset(digits, '0', 62);
+	strcpy(digits + 62, "1");
+	define(test, probe_test_printf(test, "r%s:" EVENT " kprobe_test_target", digits));
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "r1:kfork/kf kprobe_test_target\n");
+	define(test, "-:" EVENT);
+
+	memset(digits, '0', 63);
+	strcpy(digits + 63, "1");
+	probe_test_clear_errors(test);
+	cmd = probe_test_printf(test, "r%s:" EVENT " kprobe_test_target", digits);
+	KUNIT_EXPECT_EQ(test, probe_test_write(test, "kprobe_events", cmd), -EINVAL);
+	/* under the first digit */
+	expect_error(test, "Invalid maxactive number", 1);
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "");
+}
+
+/*
+ * What BPF's override asks of an event: is it at a function's entry?
+ * The entry place is; the next instruction, after the fentry call
+ * (MCOUNT_INSN_SIZE bytes), is not; nor is a probe on a module that is
+ * not loaded, whose symbol does not resolve.
+ */
+static void kprobe_at_func_entry(struct kunit *test)
+{
+	define(test, "p:" EVENT " kprobe_test_target");
+	KUNIT_EXPECT_TRUE(test, trace_kprobe_on_func_entry(kf_call(test)));
+	define(test, "-:" EVENT);
+	define(test, probe_test_printf(test, "p:" EVENT " kprobe_test_target+%d",
+				       ENTRY_OFFSET + MCOUNT_INSN_SIZE));
+	KUNIT_EXPECT_FALSE(test, trace_kprobe_on_func_entry(kf_call(test)));
+	define(test, "-:" EVENT);
+	define(test, "p:" EVENT " kfork_no_such_module:some_function");
+	KUNIT_EXPECT_FALSE(test, trace_kprobe_on_func_entry(kf_call(test)));
+}
+
+/*
+ * And may it override the function's return?  Only where the function
+ * is on the error injection list: every system call's entry is
+ * (SYSCALL_DEFINE marks __x64_sys_* with ALLOW_ERROR_INJECTION), a
+ * function of this file is not, nor a probe whose module is not loaded.
+ */
+static void kprobe_injectable(struct kunit *test)
+{
+	define(test, "p:" EVENT " __x64_sys_getpid");
+	KUNIT_EXPECT_TRUE(test, trace_kprobe_error_injectable(kf_call(test)));
+	define(test, "-:" EVENT);
+	define(test, "p:" EVENT " kprobe_test_target");
+	KUNIT_EXPECT_FALSE(test, trace_kprobe_error_injectable(kf_call(test)));
+	define(test, "-:" EVENT);
+	define(test, "p:" EVENT " kfork_no_such_module:some_function");
+	KUNIT_EXPECT_FALSE(test, trace_kprobe_error_injectable(kf_call(test)));
+}
+
+struct kprobe_info {
+	u32 fd_type;
+	const char *symbol;
+	u64 offset;
+	u64 addr;
+};
+
+/*
+ * BPF_TASK_FD_QUERY's answer for a perf event on kf: the event is found
+ * by its call (a kprobe PMU event) or by its name (a tracepoint event),
+ * and both ways must give the same.
+ */
+static void kprobe_info(struct kunit *test, struct kprobe_info *info)
+{
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct kprobe_info by_name;
+
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	event->tp_event = kf_call(test);
+	KUNIT_ASSERT_EQ(test, bpf_get_kprobe_info(event, &info->fd_type, &info->symbol,
+						  &info->offset, &info->addr, false), 0);
+	KUNIT_ASSERT_EQ(test, bpf_get_kprobe_info(event, &by_name.fd_type, &by_name.symbol,
+						  &by_name.offset, &by_name.addr, true), 0);
+	KUNIT_EXPECT_EQ(test, by_name.fd_type, info->fd_type);
+	KUNIT_EXPECT_PTR_EQ(test, by_name.symbol, info->symbol);
+	KUNIT_EXPECT_EQ(test, by_name.offset, info->offset);
+	KUNIT_EXPECT_EQ(test, by_name.addr, info->addr);
+}
+
+/*
+ * A probe by symbol is known by the symbol and offset as written, with
+ * no address; a probe by address by the address alone; a return
+ * probe's type is KRETPROBE.
+ */
+static void kprobe_bpf_info(struct kunit *test)
+{
+	unsigned long addr = (unsigned long)kprobe_test_target + ENTRY_OFFSET;
+	struct kprobe_info info;
+
+	define(test, probe_test_printf(test, "p:" EVENT " kprobe_test_target+%d",
+				       ENTRY_OFFSET + MCOUNT_INSN_SIZE));
+	kprobe_info(test, &info);
+	KUNIT_EXPECT_EQ(test, info.fd_type, (u32)BPF_FD_TYPE_KPROBE);
+	KUNIT_EXPECT_STREQ(test, info.symbol, "kprobe_test_target");
+	KUNIT_EXPECT_EQ(test, info.offset, (u64)(ENTRY_OFFSET + MCOUNT_INSN_SIZE));
+	KUNIT_EXPECT_EQ(test, info.addr, 0ULL);
+	define(test, "-:" EVENT);
+
+	define(test, "r:" EVENT " kprobe_test_target");
+	kprobe_info(test, &info);
+	KUNIT_EXPECT_EQ(test, info.fd_type, (u32)BPF_FD_TYPE_KRETPROBE);
+	KUNIT_EXPECT_STREQ(test, info.symbol, "kprobe_test_target");
+	define(test, "-:" EVENT);
+
+	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx", addr));
+	kprobe_info(test, &info);
+	KUNIT_EXPECT_EQ(test, info.fd_type, (u32)BPF_FD_TYPE_KPROBE);
+	KUNIT_EXPECT_NULL(test, info.symbol);
+	KUNIT_EXPECT_EQ(test, info.offset, 0ULL);
+	KUNIT_EXPECT_EQ(test, info.addr, (u64)addr);
+}
+
+/* What a perf event of kf last received: its raw record, as perf copies it out. */
+static struct {
+	int samples;
+	u32 size;
+	u8 raw[64];
+} kprobe_perf_seen;
+
+static void kprobe_perf_sample(struct perf_event *event, struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+	u32 size;
+
+	kprobe_perf_seen.samples++;
+	if (!data->raw)
+		return;
+	size = data->raw->frag.size;
+	kprobe_perf_seen.size = size;
+	memcpy(kprobe_perf_seen.raw, data->raw->frag.data, min_t(u32, size, 64));
+}
+
+/* The layout of a return probe's record: 6.1's kretprobe_trace_entry_head and one s32. */
+struct kprobe_ret_record {
+	struct trace_entry ent;
+	unsigned long func;
+	unsigned long ret_ip;
+	s32 ret;
+	u8 one;
+} __packed;
+
+/*
+ * A return probe's record through perf (what perf record -e reads):
+ * the event's type, the function, the return address in the caller,
+ * the value (4 * 10 + -5 = 35) and the immediate 1.  The record is
+ * 8 + 16 + 4 + 1 = 29 bytes; perf puts a u32 size before it and keeps
+ * the two u64-aligned, so it is ALIGN(29 + 4, 8) - 4 = 36 bytes, and
+ * the 7 bytes past the record are zero, not what an older record left.
+ */
+static void kprobe_perf_return_record(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+	};
+	struct kprobe_ret_record *rec = (void *)kprobe_perf_seen.raw;
+	unsigned long size, offset;
+	struct perf_event *event;
+	int i;
+
+	define(test, "r:" EVENT " kprobe_test_target ret=$retval:s32 one=\\1:u8");
+	attr.config = kf_call(test)->event.type;
+	memset(&kprobe_perf_seen, 0xaa, sizeof(kprobe_perf_seen));
+	kprobe_perf_seen.samples = 0;
+	event = perf_event_create_kernel_counter(&attr, -1, current, kprobe_perf_sample, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event), "%ld", PTR_ERR(event));
+	kprobe_test_call(kprobe_test_target, 4, -5);
+	perf_event_release_kernel(event);
+
+	KUNIT_ASSERT_EQ(test, kprobe_perf_seen.samples, 1);
+	KUNIT_ASSERT_EQ(test, kprobe_perf_seen.size, 36U);
+	KUNIT_EXPECT_EQ(test, rec->ent.type, (unsigned short)attr.config);
+	KUNIT_EXPECT_EQ(test, rec->func, (unsigned long)kprobe_test_target);
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(rec->ret_ip, &size, &offset));
+	KUNIT_EXPECT_EQ(test, rec->ret_ip - offset, (unsigned long)kprobe_test_call);
+	KUNIT_EXPECT_EQ(test, rec->ret, 35);
+	KUNIT_EXPECT_EQ(test, rec->one, 1);
+	for (i = sizeof(*rec); i < 36; i++)
+		KUNIT_EXPECT_EQ_MSG(test, kprobe_perf_seen.raw[i], 0, "byte %d", i);
+}
+
 static int kprobe_test_init(struct kunit *test)
 {
 	probe_test_fs_init(test);
@@ -375,13 +686,15 @@ static int kprobe_test_init(struct kunit *test)
 
 /*
  * Leave no event behind, enabled or not, even after a failed assertion
- * (its filter goes with it).  Nothing here may assert: an exit runs
- * after the case's thread is gone.
+ * (its filter goes with it).  After one, exit runs in the runner's
+ * task, not the case's kthread: nothing here may assert, nor close a
+ * file synchronously or copy through the case's user buffer, so the
+ * event goes through the in-kernel command API rather than tracefs.
  */
 static void kprobe_test_exit(struct kunit *test)
 {
 	trace_array_set_clr_event(kprobe_instance, "kfork", "kf", false);
-	probe_test_write(test, "kprobe_events", "-:" EVENT);
+	kprobe_event_delete(EVENT);
 	probe_test_fs_exit(test);
 }
 
@@ -408,6 +721,15 @@ static struct kunit_case kprobe_test_cases[] = {
 	KUNIT_CASE(kprobe_profile_format),
 	KUNIT_CASE(kprobe_module_not_loaded),
 	KUNIT_CASE(kprobe_default_names),
+	KUNIT_CASE(kprobe_address_probe),
+	KUNIT_CASE(kprobe_address_default_name),
+	KUNIT_CASE(kprobe_address_same_probe),
+	KUNIT_CASE(kprobe_address_multiprobe),
+	KUNIT_CASE(kprobe_maxactive_length),
+	KUNIT_CASE(kprobe_at_func_entry),
+	KUNIT_CASE(kprobe_injectable),
+	KUNIT_CASE(kprobe_bpf_info),
+	KUNIT_CASE(kprobe_perf_return_record),
 	{}
 };
 
