@@ -677,6 +677,187 @@ static void kprobe_perf_return_record(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, kprobe_perf_seen.raw[i], 0, "byte %d", i);
 }
 
+/*
+ * A probe by name and one by the same address are two probes of one
+ * event (their places compare unequal): both fire on one call, so the
+ * call leaves two records, each at the function's entry.
+ */
+static void kprobe_address_and_name(struct kunit *test)
+{
+	const char *lines[3];
+	int i;
+
+	define(test, "p:" EVENT " kprobe_test_target a=%di:s32");
+	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32",
+				       (unsigned long)kprobe_test_target + ENTRY_OFFSET));
+	enable(test, true);
+	clear_trace(test);
+	kprobe_test_call(kprobe_test_target, 6, 0);
+	KUNIT_ASSERT_EQ(test, records(test, lines, 3), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[i],
+						       "kf: (kprobe_test_target" ENTRY_PLACE));
+		KUNIT_EXPECT_TRUE(test, ends_with(lines[i], ") a=6"));
+	}
+	enable(test, false);
+}
+
+/*
+ * A return probe waiting for its module has no MAXACTIVE yet (the
+ * kprobes core sets the default when it registers): listed as "r:".
+ */
+static void kprobe_return_not_loaded(struct kunit *test)
+{
+	define(test, "r:" EVENT " kfork_no_such_module:some_function");
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+			   "r:kfork/kf kfork_no_such_module:some_function\n");
+}
+
+/*
+ * A module name longer than a module's can be is accepted and waits:
+ * no module of that name can come.
+ */
+static void kprobe_module_name_too_long(struct kunit *test)
+{
+	char *cmd = probe_test_printf(test, "p:" EVENT " %0*d:some_function", MODULE_NAME_LEN, 0);
+
+	define(test, cmd);
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+			   probe_test_printf(test, "p:kfork/kf %0*d:some_function\n",
+					     MODULE_NAME_LEN, 0));
+}
+
+/*
+ * A removal names the event's group and, when it gives them, its place
+ * and arguments: another group or another place matches nothing
+ * (-ENOENT), and the event stays.
+ */
+static void kprobe_remove_mismatch(struct kunit *test)
+{
+	static const char *const listed = "p:kfork/kf kprobe_test_target\n";
+
+	define(test, "p:" EVENT " kprobe_test_target");
+	KUNIT_EXPECT_EQ(test, probe_test_write(test, "kprobe_events", "-:kfork_other/kf"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, probe_test_write(test, "kprobe_events",
+					       "-:" EVENT " kprobe_test_other"), -ENOENT);
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, listed);
+}
+
+/*
+ * An event something holds a reference to (a perf event, a trigger, a
+ * hist of another event) cannot go: -EBUSY until the reference goes.
+ */
+static void kprobe_busy_by_reference(struct kunit *test)
+{
+	struct trace_event_file *file;
+	ssize_t busy;
+
+	define(test, "p:" EVENT " kprobe_test_target");
+	file = trace_get_event_file(NULL, "kfork", "kf");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	busy = probe_test_write(test, "kprobe_events", "-:" EVENT);
+	trace_put_event_file(file);
+	KUNIT_EXPECT_EQ(test, busy, (ssize_t)-EBUSY);
+	define(test, "-:" EVENT);
+}
+
+/* A return probe's hits count too, one a return; a kretprobe with room misses none. */
+static void kprobe_profile_return(struct kunit *test)
+{
+	unsigned long hits, misses;
+
+	define(test, "r:" EVENT " kprobe_test_target");
+	enable(test, true);
+	kprobe_test_call(kprobe_test_target, 1, 0);
+	kprobe_test_call(kprobe_test_target, 2, 0);
+	enable(test, false);
+	profile(test, &hits, &misses);
+	KUNIT_EXPECT_EQ(test, hits, 2UL);
+	KUNIT_EXPECT_EQ(test, misses, 0UL);
+}
+
+/*
+ * Other dynamic events (here a synthetic one) are in the same list:
+ * kprobe_events and kprobe_profile show the kprobe events alone.
+ */
+static void kprobe_listing_skips_others(struct kunit *test)
+{
+	static const char profile_line[] =
+		"  kf                                                         0               0\n";
+
+	KUNIT_ASSERT_GE(test, probe_test_write(test, "synthetic_events", "kfork_syn u64 a"), 0);
+	define(test, "p:" EVENT " kprobe_test_target");
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "p:kfork/kf kprobe_test_target\n");
+	probe_test_read(test, "kprobe_profile");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, profile_line);
+	KUNIT_EXPECT_GE(test, probe_test_write(test, "synthetic_events", "!kfork_syn"), 0);
+}
+
+/*
+ * The in-kernel command API: a return probe built with a field,
+ * created in the API's group, "kprobes", fired (7 * 10 + 3 = 73); and
+ * the commands it refuses with -EINVAL: no place, or a command of
+ * another type.
+ */
+static void kprobe_gen_cmd(struct kunit *test)
+{
+	char *buf = kunit_kzalloc(test, MAX_DYNEVENT_CMD_LEN, GFP_KERNEL);
+	struct dynevent_cmd cmd;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	kprobe_event_cmd_init(&cmd, buf, MAX_DYNEVENT_CMD_LEN);
+	KUNIT_ASSERT_EQ(test, kretprobe_event_gen_cmd_start(&cmd, "kf", "kprobe_test_target"), 0);
+	KUNIT_ASSERT_EQ(test, kprobe_event_add_fields(&cmd, "ret=$retval:s32"), 0);
+	KUNIT_ASSERT_EQ(test, kprobe_event_gen_cmd_end(&cmd), 0);
+	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(kprobe_instance, "kprobes", "kf", true), 0);
+	clear_trace(test);
+	kprobe_test_call(kprobe_test_target, 7, 3);
+	KUNIT_EXPECT_TRUE_MSG(test, ends_with(record(test), " ret=73"), "%s", record(test));
+	trace_array_set_clr_event(kprobe_instance, "kprobes", "kf", false);
+	KUNIT_EXPECT_EQ(test, kprobe_event_delete("kf"), 0);
+
+	kprobe_event_cmd_init(&cmd, buf, MAX_DYNEVENT_CMD_LEN);
+	KUNIT_EXPECT_EQ(test, kprobe_event_gen_cmd_start(&cmd, "kf2", NULL), -EINVAL);
+	synth_event_cmd_init(&cmd, buf, MAX_DYNEVENT_CMD_LEN);
+	KUNIT_EXPECT_EQ(test, kprobe_event_gen_cmd_start(&cmd, "kf2", "kprobe_test_target"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kprobe_event_add_fields(&cmd, "a=%di"), -EINVAL);
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * perf's kprobe PMU makes local events: by a symbol, which must name
+ * one function (-ENOENT for none, -EADDRNOTAVAIL for two), or by an
+ * address; entry or return.  (The symbol is a char *: a copy of the
+ * test's own.)
+ */
+static void kprobe_local_events(struct kunit *test)
+{
+	struct trace_event_call *call;
+
+	call = create_local_trace_kprobe(probe_test_printf(test, "kfork_no_such_function"),
+					 NULL, 0, false);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(call), -ENOENT);
+	call = create_local_trace_kprobe(probe_test_printf(test, "probe_test_twin"),
+					 NULL, 0, false);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(call), -EADDRNOTAVAIL);
+
+	call = create_local_trace_kprobe(NULL, (void *)kprobe_test_target + ENTRY_OFFSET, 0, false);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(call), "%ld", PTR_ERR(call));
+	KUNIT_EXPECT_TRUE(test, trace_kprobe_on_func_entry(call));
+	destroy_local_trace_kprobe(call);
+
+	call = create_local_trace_kprobe(probe_test_printf(test, "kprobe_test_target"),
+					 NULL, 0, true);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(call), "%ld", PTR_ERR(call));
+	destroy_local_trace_kprobe(call);
+}
+#endif
+
 static int kprobe_test_init(struct kunit *test)
 {
 	probe_test_fs_init(test);
@@ -694,7 +875,10 @@ static int kprobe_test_init(struct kunit *test)
 static void kprobe_test_exit(struct kunit *test)
 {
 	trace_array_set_clr_event(kprobe_instance, "kfork", "kf", false);
-	kprobe_event_delete(EVENT);
+	trace_array_set_clr_event(kprobe_instance, "kprobes", "kf", false);
+	/* "-:kf": kf of any group, kprobe_gen_cmd's kprobes/kf too */
+	kprobe_event_delete("kf");
+	synth_event_delete("kfork_syn");
 	probe_test_fs_exit(test);
 }
 
@@ -730,6 +914,17 @@ static struct kunit_case kprobe_test_cases[] = {
 	KUNIT_CASE(kprobe_injectable),
 	KUNIT_CASE(kprobe_bpf_info),
 	KUNIT_CASE(kprobe_perf_return_record),
+	KUNIT_CASE(kprobe_address_and_name),
+	KUNIT_CASE(kprobe_return_not_loaded),
+	KUNIT_CASE(kprobe_module_name_too_long),
+	KUNIT_CASE(kprobe_remove_mismatch),
+	KUNIT_CASE(kprobe_busy_by_reference),
+	KUNIT_CASE(kprobe_profile_return),
+	KUNIT_CASE(kprobe_listing_skips_others),
+	KUNIT_CASE(kprobe_gen_cmd),
+#ifdef CONFIG_PERF_EVENTS
+	KUNIT_CASE(kprobe_local_events),
+#endif
 	{}
 };
 

@@ -146,6 +146,8 @@ static const struct fetch_case fetch_cases[] = {
 	/* an array of pointers to user strings, in user memory */
 	{ "a=+u16(%dx):string[2]", " a={\"ab\",\"cd\"}" },
 	{ "a=+u5(%dx):u8 b=+u6(%dx):x8", " a=1 b=0x2" },
+	/* without the 'u' too: x86 keeps user addresses below the kernel's */
+	{ "a=+5(%dx):u8", " a=1" },
 	/* faults: bad points into the first page, which is never mapped */
 	{ "a=+0(+56(%di)):string", " a=(fault)" },
 	{ "a=+0(+16(+24(%di))):string", " a=(fault)" },

@@ -399,9 +399,15 @@ static const struct parse_err_case parse_err_cases[] = {
 	/* the probe point and the event name */
 	KPROBE_ERR("p^100 vfs_read", "Maxactive is not for kprobe"),
 	KPROBE_ERR("r^1a111 vfs_read", "Invalid maxactive number"),
+	KPROBE_ERR("r^0 vfs_read", "Invalid maxactive number"),
 	KPROBE_ERR("r^100000 vfs_read", "Maxactive is too big"),
 	KPROBE_ERR("p ^non_exist_func", "Invalid probed address or symbol"),
 	KPROBE_ERR("p ^hoge-fuga", "Invalid probed address or symbol"),
+	/* the offset: a long, from 0 to UINT_MAX */
+	KPROBE_ERR("p ^vfs_read-1", "Invalid probed address or symbol"),
+	KPROBE_ERR("p ^vfs_read+4294967296", "Invalid probed address or symbol"),
+	/* a '/' without a ':' is no uprobe's place, and no symbol either */
+	KPROBE_ERR("p ^foo/bar", "Invalid probed address or symbol"),
 	KPROBE_ERR("r ^vfs_read+10", "Retprobe address must be an function entry"),
 	KPROBE_ERR("p vfs_read^%hoge", "Invalid probed address suffix"),
 	/* a static function of trace_probe_kunit.h: one in each suite's object */
