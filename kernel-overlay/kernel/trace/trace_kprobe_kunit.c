@@ -296,17 +296,32 @@ static void profile(struct kunit *test, unsigned long *hits, unsigned long *miss
 	KUNIT_EXPECT_STREQ(test, name, "kf");
 }
 
+/* The probes whose hits kprobe_profile counts: an entry probe and a return probe. */
+static const char *const profile_probes[] = {
+	"p:" EVENT " kprobe_test_target",
+	"r:" EVENT " kprobe_test_target",
+};
+
+static void profile_probe_desc(const char *const *cmd, char *desc)
+{
+	strscpy(desc, *cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(profile_probe, profile_probes, profile_probe_desc);
+
 /*
- * kprobe_profile counts the hits of an enabled event: three calls
- * while enabled; the two after it is disabled do not count, as the
- * probe is disarmed.  A plain kprobe misses none.
+ * kprobe_profile counts the hits of an enabled event, a return probe's
+ * as it returns: three calls while enabled; the two after it is
+ * disabled do not count, as the probe is disarmed.  A kprobe misses
+ * none, nor a kretprobe with room for every call in flight.
  */
 static void kprobe_profile_counts(struct kunit *test)
 {
+	const char *const *cmd = test->param_value;
 	unsigned long hits, misses;
 	int i;
 
-	define(test, "p:" EVENT " kprobe_test_target");
+	define(test, *cmd);
 	profile(test, &hits, &misses);
 	KUNIT_EXPECT_EQ(test, hits, 0UL);
 	enable(test, true);
@@ -325,14 +340,14 @@ static void kprobe_profile_counts(struct kunit *test)
  * characters, then hits and misses right-aligned in 15 each after a
  * space: 2 + 44 + 16 + 16 characters and the newline.
  */
+static const char kf_profile_line[] =
+	"  kf                                                         0               0\n";
+
 static void kprobe_profile_format(struct kunit *test)
 {
-	static const char line[] =
-		"  kf                                                         0               0\n";
-
 	define(test, "p:" EVENT " kprobe_test_target");
 	probe_test_read(test, "kprobe_profile");
-	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, line);
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, kf_profile_line);
 }
 
 /*
@@ -764,36 +779,18 @@ static void kprobe_busy_by_reference(struct kunit *test)
 	define(test, "-:" EVENT);
 }
 
-/* A return probe's hits count too, one a return; a kretprobe with room misses none. */
-static void kprobe_profile_return(struct kunit *test)
-{
-	unsigned long hits, misses;
-
-	define(test, "r:" EVENT " kprobe_test_target");
-	enable(test, true);
-	kprobe_test_call(kprobe_test_target, 1, 0);
-	kprobe_test_call(kprobe_test_target, 2, 0);
-	enable(test, false);
-	profile(test, &hits, &misses);
-	KUNIT_EXPECT_EQ(test, hits, 2UL);
-	KUNIT_EXPECT_EQ(test, misses, 0UL);
-}
-
 /*
  * Other dynamic events (here a synthetic one) are in the same list:
  * kprobe_events and kprobe_profile show the kprobe events alone.
  */
 static void kprobe_listing_skips_others(struct kunit *test)
 {
-	static const char profile_line[] =
-		"  kf                                                         0               0\n";
-
 	KUNIT_ASSERT_GE(test, probe_test_write(test, "synthetic_events", "kfork_syn u64 a"), 0);
 	define(test, "p:" EVENT " kprobe_test_target");
 	probe_test_read(test, "kprobe_events");
 	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "p:kfork/kf kprobe_test_target\n");
 	probe_test_read(test, "kprobe_profile");
-	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, profile_line);
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, kf_profile_line);
 	KUNIT_EXPECT_GE(test, probe_test_write(test, "synthetic_events", "!kfork_syn"), 0);
 }
 
@@ -901,7 +898,7 @@ static struct kunit_case kprobe_test_cases[] = {
 	KUNIT_CASE(kprobe_stack_at_entry),
 	KUNIT_CASE(kprobe_multiprobe),
 	KUNIT_CASE(kprobe_busy_event),
-	KUNIT_CASE(kprobe_profile_counts),
+	KUNIT_CASE_PARAM(kprobe_profile_counts, profile_probe_gen_params),
 	KUNIT_CASE(kprobe_profile_format),
 	KUNIT_CASE(kprobe_module_not_loaded),
 	KUNIT_CASE(kprobe_default_names),
@@ -919,7 +916,6 @@ static struct kunit_case kprobe_test_cases[] = {
 	KUNIT_CASE(kprobe_module_name_too_long),
 	KUNIT_CASE(kprobe_remove_mismatch),
 	KUNIT_CASE(kprobe_busy_by_reference),
-	KUNIT_CASE(kprobe_profile_return),
 	KUNIT_CASE(kprobe_listing_skips_others),
 	KUNIT_CASE(kprobe_gen_cmd),
 #ifdef CONFIG_PERF_EVENTS
