@@ -87,7 +87,7 @@ def _boot(images: Dict[str, Path], timeout: int) -> Dict[str, vm.GuestRun]:
 
     say(f'booting {" and ".join(images)} at once with the KUnit suites on; consoles in '
         f'{", ".join(str(_run_folder(work, v) / "console.log") for v in images)} '
-        f'(about 20 minutes: ftracetest takes most)')
+        f'(about 6 minutes: ftracetest takes most)')
     runs = vm.at_once({v: one(v) for v in images})
     for result in runs.values():
         vm.announce(result)
