@@ -236,17 +236,13 @@ static void kprobe_stack_at_entry(struct kunit *test)
 }
 
 /*
- * Two probes of one event record under its name, each its own place;
- * one may go while the event is enabled (its unregistration waits for
- * its handlers), and the other goes on recording.
+ * Call kprobe_test_target with 1, then kprobe_test_other with 2: an
+ * event with a probe at each entry records both calls, in order.
  */
-static void kprobe_multiprobe(struct kunit *test)
+static void expect_each_probe_records(struct kunit *test)
 {
-	const char *lines[2], *line;
+	const char *lines[2];
 
-	define(test, "p:" EVENT " kprobe_test_target a=$arg1:s32");
-	define(test, "p:" EVENT " kprobe_test_other a=$arg1:s32");
-	enable(test, true);
 	clear_trace(test);
 	kprobe_test_call(kprobe_test_target, 1, 0);
 	kprobe_test_call(kprobe_test_other, 2, 0);
@@ -255,6 +251,21 @@ static void kprobe_multiprobe(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ends_with(lines[0], ") a=1"));
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[1], "kf: (kprobe_test_other" ENTRY_PLACE));
 	KUNIT_EXPECT_TRUE(test, ends_with(lines[1], ") a=2"));
+}
+
+/*
+ * Two probes of one event record under its name, each its own place;
+ * one may go while the event is enabled (its unregistration waits for
+ * its handlers), and the other goes on recording.
+ */
+static void kprobe_multiprobe(struct kunit *test)
+{
+	const char *line;
+
+	define(test, "p:" EVENT " kprobe_test_target a=$arg1:s32");
+	define(test, "p:" EVENT " kprobe_test_other a=$arg1:s32");
+	enable(test, true);
+	expect_each_probe_records(test);
 
 	define(test, "-:" EVENT " kprobe_test_other a=$arg1:s32");
 	clear_trace(test);
@@ -477,21 +488,12 @@ static void kprobe_address_same_probe(struct kunit *test)
  */
 static void kprobe_address_multiprobe(struct kunit *test)
 {
-	const char *lines[2];
-
 	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32",
 				       (unsigned long)kprobe_test_target + ENTRY_OFFSET));
 	define(test, probe_test_printf(test, "p:" EVENT " 0x%lx a=%%di:s32",
 				       (unsigned long)kprobe_test_other + ENTRY_OFFSET));
 	enable(test, true);
-	clear_trace(test);
-	kprobe_test_call(kprobe_test_target, 1, 0);
-	kprobe_test_call(kprobe_test_other, 2, 0);
-	KUNIT_ASSERT_EQ(test, records(test, lines, 2), 2);
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[0], "kf: (kprobe_test_target" ENTRY_PLACE));
-	KUNIT_EXPECT_TRUE(test, ends_with(lines[0], ") a=1"));
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(lines[1], "kf: (kprobe_test_other" ENTRY_PLACE));
-	KUNIT_EXPECT_TRUE(test, ends_with(lines[1], ") a=2"));
+	expect_each_probe_records(test);
 	enable(test, false);
 }
 
