@@ -389,18 +389,29 @@ static int kprobe_write_perf(struct trace_kprobe *tk, struct pt_regs *regs,
 /* ------------------------------------------------------------------ */
 /* The kprobes core's calls                                           */
 
-static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
+/*
+ * A hit of TK, at an entry (RI NULL) or at a return: counted, then
+ * written to the trace instances and to perf, as the event is enabled
+ * for each.  perf's answer is the entry handler's: 1 when a BPF
+ * program moved the instruction pointer.
+ */
+static nokprobe_inline int kprobe_hit(struct trace_kprobe *tk, struct pt_regs *regs,
+				      struct kretprobe_instance *ri)
 {
-	struct trace_kprobe *tk = container_of(kp, struct trace_kprobe, rp.kp);
-	unsigned int flags;
+	unsigned int flags = trace_probe_load_flag(&tk->tp);
+	int skip = 0;
 
 	raw_cpu_inc(*tk->nhit);
-	flags = trace_probe_load_flag(&tk->tp);
 	if (flags & TP_FLAG_TRACE)
-		kprobe_write_traces(tk, regs, NULL);
+		kprobe_write_traces(tk, regs, ri);
 	if (flags & TP_FLAG_PROFILE)
-		return kprobe_write_perf(tk, regs, NULL);
-	return 0;
+		skip = kprobe_write_perf(tk, regs, ri);
+	return skip;
+}
+
+static int kprobe_dispatcher(struct kprobe *kp, struct pt_regs *regs)
+{
+	return kprobe_hit(container_of(kp, struct trace_kprobe, rp.kp), regs, NULL);
 }
 
 NOKPROBE_SYMBOL(kprobe_dispatcher);
@@ -409,18 +420,10 @@ static int kretprobe_dispatcher(struct kretprobe_instance *ri, struct pt_regs *r
 {
 	/* NULL when the kretprobe was unregistered since the function was entered */
 	struct kretprobe *rp = get_kretprobe(ri);
-	struct trace_kprobe *tk;
-	unsigned int flags;
 
-	if (unlikely(!rp))
-		return 0;
-	tk = container_of(rp, struct trace_kprobe, rp);
-	raw_cpu_inc(*tk->nhit);
-	flags = trace_probe_load_flag(&tk->tp);
-	if (flags & TP_FLAG_TRACE)
-		kprobe_write_traces(tk, regs, ri);
-	if (flags & TP_FLAG_PROFILE)
-		kprobe_write_perf(tk, regs, ri);
+	/* the kprobes core ignores a return handler's value */
+	if (rp)
+		kprobe_hit(container_of(rp, struct trace_kprobe, rp), regs, ri);
 	return 0;
 }
 
