@@ -359,7 +359,9 @@ static void fetch_suite_exit(struct kunit_suite *suite)
  * probe_fetch_bench: what a hit of a kprobe event costs with 6
  * arguments (a dereference chain, a bitfield, a string, a sign-extended
  * register, a symbol and a short) and without any; the difference is
- * what running the fetch programs and storing their values costs.  A
+ * what running the fetch programs and storing their values costs.  Each
+ * argument is also timed alone, so that a difference between the
+ * builds can be traced to the fetch method it comes from.  A
  * benchmark, not a test: tools/kunit bench runs it with
  * trace_probe_fetch_kunit.bench=1.  A figure is the best of
  * BENCH_ROUNDS rounds of BENCH_CALLS calls.  A round lasts a tenth of
@@ -369,8 +371,20 @@ static void fetch_suite_exit(struct kunit_suite *suite)
  */
 #define BENCH_ROUNDS	5
 #define BENCH_CALLS	20000
-#define BENCH_ARGS	"a=+0(+24(%di)):u64 b=+8(%di):b12@20/32 c=+0(+16(%di)):string " \
-			"d=$arg2:s64 e=+12(%di):s16 f=@probe_fetch_global:x32"
+
+struct bench_arg {
+	const char *figure;	/* probe.fetch_<figure>_ns */
+	const char *arg;
+};
+
+static const struct bench_arg bench_args[] = {
+	{ "deref2", "a=+0(+24(%di)):u64" },
+	{ "bitfield", "b=+8(%di):b12@20/32" },
+	{ "string", "c=+0(+16(%di)):string" },
+	{ "reg_s64", "d=$arg2:s64" },
+	{ "mem_s16", "e=+12(%di):s16" },
+	{ "symbol", "f=@probe_fetch_global:x32" },
+};
 
 static bool bench;
 module_param(bench, bool, 0444);
@@ -401,14 +415,22 @@ static u64 bench_hit_ns(struct kunit *test, struct fetch_env *env, const char *a
 static void fetch_bench_run(struct kunit *test)
 {
 	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
-	u64 bare, six;
+	char *all = "";
+	u64 bare, six, one;
+	int i;
 
 	if (!bench)
 		kunit_skip(test, "a benchmark: tools/kunit bench runs it");
 	KUNIT_ASSERT_NOT_NULL(test, env);
 	fetch_env_init(test, env);
 	bare = bench_hit_ns(test, env, "");
-	six = bench_hit_ns(test, env, BENCH_ARGS);
+	for (i = 0; i < ARRAY_SIZE(bench_args); i++) {
+		one = bench_hit_ns(test, env, bench_args[i].arg);
+		kunit_info(test, "kfork-bench: probe.fetch_%s_ns %llu\n", bench_args[i].figure,
+			   one > bare ? one - bare : 0);
+		all = probe_test_printf(test, "%s %s", all, bench_args[i].arg);
+	}
+	six = bench_hit_ns(test, env, all);
 	free_pages(env->edge_pages, 1);
 	kunit_info(test, "kfork-bench: probe.hit_ns %llu\n", bare);
 	kunit_info(test, "kfork-bench: probe.hit_6args_ns %llu\n", six);
