@@ -184,12 +184,45 @@ static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
 	return kprobe_read(dest, src, size);
 }
 
-/* The string readers every kernel-side probe kind shares. */
-static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+/*
+ * The bytes of the string at ADDR with its NUL, at most MAX_STRING_SIZE:
+ * what the store pass's strncpy_from_kernel_nofault() will copy, read
+ * the way it reads.  One address check and one section without page
+ * faults serve the whole string; reading it byte by byte through
+ * copy_from_kernel_nofault() pays both for every byte.
+ */
+static int kprobe_strlen(unsigned long addr)
 {
-	return kern_fetch_store_strlen(addr);
+	const char *str = (const char *)addr;
+	int len = 0;
+	char c;
+
+#ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
+	if (addr < TASK_SIZE)
+		return kern_fetch_store_strlen_user(addr);
+#endif
+	if (!copy_from_kernel_nofault_allowed(str, MAX_STRING_SIZE))
+		return -ERANGE;
+	pagefault_disable();
+	do {
+		__get_kernel_nofault(&c, str + len, char, fault);
+		len++;
+	} while (c && len < MAX_STRING_SIZE);
+	pagefault_enable();
+	return len;
+fault:
+	pagefault_enable();
+	return -EFAULT;
 }
 
+NOKPROBE_SYMBOL(kprobe_strlen);
+
+static nokprobe_inline int fetch_store_strlen(unsigned long addr)
+{
+	return kprobe_strlen(addr);
+}
+
+/* The other string readers: those every kernel-side probe kind shares. */
 static nokprobe_inline int fetch_store_strlen_user(unsigned long addr)
 {
 	return kern_fetch_store_strlen_user(addr);

@@ -21,6 +21,7 @@
 #include <linux/string.h>
 #include <linux/trace.h>
 #include <linux/trace_events.h>
+#include <linux/vmalloc.h>
 
 #include "trace_probe_kunit.h"
 
@@ -336,6 +337,75 @@ static void fetch_symbol(struct kunit *test)
 	KUNIT_EXPECT_GE(test, probe_test_write(test, "kprobe_events", "-:" EVENT), 0);
 }
 
+/*
+ * A string read through edge (+64) from a page of its own, at the end of
+ * a vmalloc area: the page after it is the area's guard, never mapped.
+ * FILL bytes of 'y' end at the page's end, followed by NUL if TERMINATED.
+ */
+static char *fetch_vmalloc_string(struct kunit *test, struct fetch_env *env, size_t fill,
+				  bool terminated)
+{
+	char *page = vmalloc(PAGE_SIZE);
+	char *str;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	str = page + PAGE_SIZE - fill - terminated;
+	memset(str, 'y', fill);
+	if (terminated)
+		str[fill] = '\0';
+	env->first.edge = str;
+	return page;
+}
+
+/* 3000 characters: every byte up to the NUL is counted and copied. */
+static void fetch_string_long(struct kunit *test)
+{
+	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	char *shown = kunit_kzalloc(test, 3000 + sizeof(" a=\"\""), GFP_KERNEL);
+	char *page;
+
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	KUNIT_ASSERT_NOT_NULL(test, shown);
+	fetch_env_init(test, env);
+	page = fetch_vmalloc_string(test, env, 3000, true);
+	fire(test, "a=+0(+64(%di)):string", env);
+	strcpy(shown, " a=\"");
+	memset(shown + 4, 'y', 3000);
+	strcpy(shown + 3004, "\"");
+	KUNIT_EXPECT_STREQ(test, recorded_args(test), shown);
+	vfree(page);
+	free_pages(env->edge_pages, 1);
+	KUNIT_EXPECT_GE(test, probe_test_write(test, "kprobe_events", "-:" EVENT), 0);
+}
+
+/*
+ * Five bytes and no NUL before the guard page: the read faults in the
+ * middle of the string, which shows as (fault), alone and before a
+ * string that reads well, whose place and text stay its own.
+ */
+static void fetch_string_into_guard_page(struct kunit *test)
+{
+	static const struct fetch_case cases[] = {
+		{ "a=+0(+64(%di)):string", " a=(fault)" },
+		{ "a=+0(+64(%di)):string b=+0(+16(%di)):string", " a=(fault) b=\"hello\"" },
+	};
+	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+	char *page;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	fetch_env_init(test, env);
+	page = fetch_vmalloc_string(test, env, 5, false);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		fire(test, cases[i].args, env);
+		KUNIT_EXPECT_STREQ_MSG(test, recorded_args(test), cases[i].shown, "%s",
+				       cases[i].args);
+		KUNIT_EXPECT_GE(test, probe_test_write(test, "kprobe_events", "-:" EVENT), 0);
+	}
+	vfree(page);
+	free_pages(env->edge_pages, 1);
+}
+
 static int fetch_test_init(struct kunit *test)
 {
 	probe_test_fs_init(test);
@@ -454,6 +524,8 @@ static struct kunit_suite fetch_bench_suite = {
 static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(fetch, fetch_gen_params),
 	KUNIT_CASE(fetch_symbol),
+	KUNIT_CASE(fetch_string_long),
+	KUNIT_CASE(fetch_string_into_guard_page),
 	KUNIT_CASE_PARAM(fetch_fixes, fetch_fix_gen_params),
 	KUNIT_CASE_PARAM(fetch_faults_read_zero, fetch_fault_gen_params),
 	{}
