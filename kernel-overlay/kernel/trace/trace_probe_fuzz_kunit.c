@@ -25,7 +25,6 @@
  * a benchmark, not a test (tools/kunit bench).
  */
 #include <linux/ctype.h>
-#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
@@ -513,31 +512,19 @@ static void fuzz_fire(struct kunit *test)
  * Nothing the parser or the events allocate outlives them: after
  * parsing and firing the sample of the first run itself, kmemleak finds
  * no object nothing points to (also none the cases before left, when
- * they ran in this boot).  It reports an object only once it is
- * MSECS_MIN_AGE (5 s) old, hence the wait.  Writing "stack=on" (its
- * default) is refused with EPERM when kmemleak is off.
+ * they ran in this boot).
  */
 static void fuzz_no_leaks(struct kunit *test)
 {
 	struct fire_run *fr = kunit_kzalloc(test, sizeof(*fr), GFP_KERNEL);
 	struct fuzz_tally tally = {};
 	struct vfsmount *debugfs;
-	size_t len;
 
 	KUNIT_ASSERT_NOT_NULL(test, fr);
-	debugfs = probe_test_mount("debugfs");
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	if (probe_test_write_at(test, debugfs, "kmemleak", "stack=on") < 0) {
-		mntput(debugfs);
-		kunit_skip(test, "kmemleak is off in this boot (tools/kunit run --kmemleak)");
-	}
+	debugfs = probe_test_kmemleak_begin(test);
 	fuzz_parse_run(test, 0, fuzz_run_length(false), &tally);
 	fire_strings(test, 0, fuzz_run_length(false), fr);
-	msleep(6000);
-	KUNIT_EXPECT_GT(test, probe_test_write_at(test, debugfs, "kmemleak", "scan"), (ssize_t)0);
-	len = probe_test_read_at(test, debugfs, "kmemleak");
-	mntput(debugfs);
-	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", probe_test_fs(test)->buf);
+	probe_test_expect_no_leaks(test, debugfs);
 }
 
 static int fuzz_test_init(struct kunit *test)

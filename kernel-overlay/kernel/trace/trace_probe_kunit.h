@@ -16,6 +16,7 @@
 #define _KERNEL_TRACE_PROBE_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
@@ -210,6 +211,39 @@ static inline size_t probe_test_read_at(struct kunit *test, struct vfsmount *mnt
 static inline size_t probe_test_read(struct kunit *test, const char *path)
 {
 	return probe_test_read_at(test, probe_test_fs(test)->mnt, path);
+}
+
+/*
+ * debugfs, for a case that looks for leaks: skipped in a boot without
+ * kmemleak (tools/kunit run --kmemleak), where writing "stack=on" (its
+ * default) is refused with EPERM.
+ */
+static inline struct vfsmount *probe_test_kmemleak_begin(struct kunit *test)
+{
+	struct vfsmount *debugfs = probe_test_mount("debugfs");
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
+	if (probe_test_write_at(test, debugfs, "kmemleak", "stack=on") < 0) {
+		mntput(debugfs);
+		kunit_skip(test, "kmemleak is off in this boot (tools/kunit run --kmemleak)");
+	}
+	return debugfs;
+}
+
+/*
+ * kmemleak finds no object that nothing points to, of all this boot
+ * allocated so far.  It reports an object only once it is
+ * MSECS_MIN_AGE (5 s) old, hence the wait.
+ */
+static inline void probe_test_expect_no_leaks(struct kunit *test, struct vfsmount *debugfs)
+{
+	size_t len;
+
+	msleep(6000);
+	KUNIT_EXPECT_GT(test, probe_test_write_at(test, debugfs, "kmemleak", "scan"), (ssize_t)0);
+	len = probe_test_read_at(test, debugfs, "kmemleak");
+	mntput(debugfs);
+	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", probe_test_fs(test)->buf);
 }
 
 /* Empty error_log, as "echo > error_log" does. */
