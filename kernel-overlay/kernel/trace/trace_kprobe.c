@@ -239,7 +239,7 @@ static nokprobe_inline int fetch_store_string_user(unsigned long addr, void *des
 }
 
 /* The load of a fetch program, from the probed registers REC; the core does the rest. */
-static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
+static noinline int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
 {
 	struct pt_regs *regs = rec;
 	unsigned long val;

@@ -11,10 +11,15 @@
  *
  * All of it runs in probe context: no sleeping, no tracing, and every
  * read of memory through the accessors, which never fault.
+ *
+ * process_fetch_insn() is one function out of line, not inlined into
+ * each place that runs a program (sizing the strings; storing, for the
+ * trace and for perf): inlined, trace_kprobe.o carried four copies of
+ * the interpreter, 9.5 KB of text, and a hit with six arguments was no
+ * faster for it (tools/kunit bench, probe.hit_6args_ns).
  */
 
-static nokprobe_inline int
-process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base);
+static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base);
 static nokprobe_inline int fetch_store_strlen(unsigned long addr);
 static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, void *base);
 static nokprobe_inline int fetch_store_strlen_user(unsigned long addr);

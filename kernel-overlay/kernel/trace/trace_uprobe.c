@@ -319,7 +319,7 @@ static unsigned long uprobe_func_arg(struct pt_regs *regs, unsigned int n)
 #endif
 
 /* The load of a fetch program, from the hit REC; the core does the rest. */
-static int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
+static noinline int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
 {
 	struct uprobe_hit *hit = rec;
 	unsigned long val;
