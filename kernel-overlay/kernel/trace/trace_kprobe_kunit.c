@@ -858,83 +858,33 @@ static void kprobe_local_events(struct kunit *test)
 #endif
 
 #ifdef CONFIG_FAILSLAB
-/*
- * kprobe_alloc_failures: a command whose Nth slab allocation fails, for
- * each N in turn until the command makes fewer than N.  current->fail_nth
- * is what /proc/self/task/TID/fail-nth sets: the Nth allocation of this
- * task fails, and only that one.  failslab leaves GFP_KERNEL allocations
- * alone unless ignore-gfp-wait is off, and with verbose at 0 it does not
- * print a stack for each failure.  Both are left so: with no fail_nth
- * and a probability of 0, nothing fails.
- *
- * A command either fails with -ENOMEM and leaves the listing as it was,
- * or, where the failure is one the kernel works around (an event's
- * tracefs directory, which only warns), is done as if nothing failed.
- */
-struct alloc_failure_case {
-	const char *before;	/* defined first, or NULL */
-	const char *cmd;
-	const char *after;	/* the listing once CMD is done */
-};
-
 /* an argument of each kind: register, array, bitfield, $comm, @SYM, string */
 #define EVERY_KIND_1	"a=$arg1:s32 b=+0(%sp):x8[4] c=+8(%sp):b4@4/8"
 #define EVERY_KIND_2	"d=$comm e=@kprobe_instance:x64 f=+0(+0(%sp)):string"
 #define EVERY_KIND	EVERY_KIND_1 " " EVERY_KIND_2
 
-static const struct alloc_failure_case alloc_failure_cases[] = {
-	{ NULL, "p:" EVENT " kprobe_test_target " EVERY_KIND,
+/*
+ * Each allocation of a definition, a second probe and a removal failing
+ * in turn: -ENOMEM and the listing as it was, or done.
+ */
+static const struct probe_test_sweep_case alloc_failure_cases[] = {
+	{ "kprobe_events", NULL, "p:" EVENT " kprobe_test_target " EVERY_KIND,
 	  "p:kfork/kf kprobe_test_target " EVERY_KIND "\n" },
-	{ NULL, "r5:" EVENT " kprobe_test_target ret=$retval",
+	{ "kprobe_events", NULL, "r5:" EVENT " kprobe_test_target ret=$retval",
 	  "r5:kfork/kf kprobe_test_target ret=$retval\n" },
-	{ NULL, "p:" EVENT " kfork_no_such_module:kfork_func",
+	{ "kprobe_events", NULL, "p:" EVENT " kfork_no_such_module:kfork_func",
 	  "p:kfork/kf kfork_no_such_module:kfork_func\n" },
-	{ "p:" EVENT " kprobe_test_target a=$arg1:s32", "p:" EVENT " kprobe_test_other a=$arg1:s32",
+	{ "kprobe_events", "p:" EVENT " kprobe_test_target a=$arg1:s32",
+	  "p:" EVENT " kprobe_test_other a=$arg1:s32",
 	  "p:kfork/kf kprobe_test_target a=$arg1:s32\np:kfork/kf kprobe_test_other a=$arg1:s32\n" },
-	{ "p:" EVENT " kprobe_test_target", "-:" EVENT, "" },
+	{ "kprobe_events", "p:" EVENT " kprobe_test_target", "-:" EVENT, "" },
 };
 
-static void alloc_failure_desc(const struct alloc_failure_case *c, char *desc)
+KUNIT_ARRAY_PARAM(alloc_failure, alloc_failure_cases, probe_test_alloc_sweep_desc);
+
+static void kprobe_alloc_failures(struct kunit *test)
 {
-	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(alloc_failure, alloc_failure_cases, alloc_failure_desc);
-
-static void failslab_on_every_allocation(struct kunit *test)
-{
-	struct vfsmount *debugfs = probe_test_mount("debugfs");
-
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/ignore-gfp-wait", "N"),
-			1);
-	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/verbose", "0"), 1);
-	mntput(debugfs);
-}
-
-/* Write CMD to kprobe_events with its NTH allocation failing; *MISSED if it made fewer. */
-static ssize_t write_failing_nth(struct kunit *test, const char *cmd, unsigned int nth,
-				 bool *missed)
-{
-	struct probe_test_fs *fs = probe_test_fs(test);
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t ret;
-
-	KUNIT_ASSERT_EQ(test, copy_to_user(fs->ubuf, cmd, strlen(cmd)), 0);
-	file = probe_test_open(test, "kprobe_events", O_WRONLY | O_APPEND);
-	WRITE_ONCE(current->fail_nth, nth);
-	ret = vfs_write(file, fs->ubuf, strlen(cmd), &pos);
-	*missed = READ_ONCE(current->fail_nth) != 0;
-	WRITE_ONCE(current->fail_nth, 0);
-	probe_test_close(file);
-	return ret;
-}
-
-static void expect_listing(struct kunit *test, const char *listing, unsigned int nth)
-{
-	probe_test_read(test, "kprobe_events");
-	KUNIT_EXPECT_STREQ_MSG(test, probe_test_fs(test)->buf, listing, "allocation %u", nth);
+	probe_test_alloc_sweep(test, test->param_value, "-:" EVENT);
 }
 
 #ifdef CONFIG_PERF_EVENTS
@@ -942,16 +892,15 @@ static void expect_listing(struct kunit *test, const char *listing, unsigned int
 static void kprobe_local_alloc_failures(struct kunit *test)
 {
 	char *symbol = probe_test_printf(test, "kprobe_test_target");
-	struct trace_event_call *call;
-	bool missed = false;
+	struct trace_event_call *call = NULL;
+	bool injected = true;
 	unsigned int nth;
 
-	failslab_on_every_allocation(test);
-	for (nth = 1; !missed && nth < 100000; nth++) {
-		WRITE_ONCE(current->fail_nth, nth);
+	probe_test_failslab_on(test);
+	for (nth = 1; injected && nth < 100000; nth++) {
+		probe_test_fail_nth(nth);
 		call = create_local_trace_kprobe(symbol, NULL, 0, true);
-		missed = READ_ONCE(current->fail_nth) != 0;
-		WRITE_ONCE(current->fail_nth, 0);
+		injected = probe_test_fail_nth_end();
 		if (IS_ERR(call)) {
 			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(call), -ENOMEM, "allocation %u", nth);
 			continue;
@@ -959,39 +908,11 @@ static void kprobe_local_alloc_failures(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, trace_kprobe_on_func_entry(call));
 		destroy_local_trace_kprobe(call);
 	}
-	KUNIT_EXPECT_TRUE(test, missed);
+	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(call));
 }
 #endif
 
-static void kprobe_alloc_failures(struct kunit *test)
-{
-	const struct alloc_failure_case *c = test->param_value;
-	const ssize_t len = strlen(c->cmd);
-	const char *listing = c->before ? probe_test_printf(test, "%s\n", c->before) : "";
-	unsigned int nth, worked_around = 0;
-	bool missed = false;
-	ssize_t ret;
-
-	failslab_on_every_allocation(test);
-	for (nth = 1; !missed && nth < 100000; nth++) {
-		if (c->before)
-			define(test, c->before);
-		ret = write_failing_nth(test, c->cmd, nth, &missed);
-		if (ret == len) {
-			expect_listing(test, c->after, nth);
-			worked_around += !missed;
-		} else {
-			KUNIT_EXPECT_EQ_MSG(test, ret, (ssize_t)-ENOMEM, "allocation %u", nth);
-			expect_listing(test, listing, nth);
-		}
-		kprobe_event_delete("kf");
-	}
-	KUNIT_EXPECT_TRUE(test, missed);
-	KUNIT_EXPECT_EQ(test, ret, len);
-	kunit_info(test, "%u allocations, %u of their failures worked around\n", nth - 2,
-		   worked_around);
-}
 #endif
 
 /*

@@ -246,6 +246,128 @@ static inline void probe_test_expect_no_leaks(struct kunit *test, struct vfsmoun
 	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", probe_test_fs(test)->buf);
 }
 
+#ifdef CONFIG_FAILSLAB
+/*
+ * Allocation failures on demand.  current->fail_nth is what
+ * /proc/self/task/TID/fail-nth sets: the Nth slab allocation of this
+ * task from now fails, and only that one.  failslab leaves GFP_KERNEL
+ * allocations alone unless ignore-gfp-wait is off, and with verbose at
+ * 0 it does not print a stack for each failure.  Both are left so: with
+ * no fail_nth and a probability of 0, nothing fails.
+ */
+static inline void probe_test_failslab_on(struct kunit *test)
+{
+	struct vfsmount *debugfs = probe_test_mount("debugfs");
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
+	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/ignore-gfp-wait", "N"),
+			1);
+	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/verbose", "0"), 1);
+	mntput(debugfs);
+}
+
+static inline void probe_test_fail_nth(unsigned int nth)
+{
+	WRITE_ONCE(current->fail_nth, nth);
+}
+
+/* Stop failing; whether the Nth allocation came (and failed). */
+static inline bool probe_test_fail_nth_end(void)
+{
+	bool injected = !READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return injected;
+}
+
+/*
+ * A command of FILE (kprobe_events, uprobe_events, dynamic_events)
+ * with each of its allocations failing in turn, after BEFORE.  It
+ * either fails with -ENOMEM and leaves FILE's listing as it was before
+ * it, or, where
+ * the failure is one the kernel works around (an event's tracefs
+ * files, which only warn), is done as if nothing failed: FILE lists
+ * AFTER.
+ */
+struct probe_test_sweep_case {
+	const char *file;
+	const char *before;	/* defined first, or NULL */
+	const char *cmd;
+	const char *after;
+};
+
+static inline void probe_test_alloc_sweep_desc(const struct probe_test_sweep_case *c,
+					       char *desc)
+{
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+/* Write CMD to PATH with its NTH allocation failing; whether that one came. */
+static inline ssize_t probe_test_write_failing(struct kunit *test, const char *path,
+					       const char *cmd, unsigned int nth, bool *injected)
+{
+	struct probe_test_fs *fs = probe_test_fs(test);
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(fs->ubuf, cmd, strlen(cmd)), 0);
+	file = probe_test_open(test, path, O_WRONLY | O_APPEND);
+	probe_test_fail_nth(nth);
+	ret = vfs_write(file, fs->ubuf, strlen(cmd), &pos);
+	*injected = probe_test_fail_nth_end();
+	probe_test_close(file);
+	return ret;
+}
+
+static inline void probe_test_expect_listing(struct kunit *test, const char *path,
+					     const char *listing, unsigned int nth)
+{
+	probe_test_read(test, path);
+	KUNIT_EXPECT_STREQ_MSG(test, probe_test_fs(test)->buf, listing, "allocation %u", nth);
+}
+
+/*
+ * Run C for N = 1, 2, ... until its command makes fewer than N
+ * allocations, writing REMOVE to its file after each.
+ */
+static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe_test_sweep_case *c,
+					  const char *remove)
+{
+	const ssize_t len = strlen(c->cmd);
+	unsigned int nth, worked_around = 0;
+	bool injected = true;
+	const char *listing;
+	ssize_t ret = 0;
+
+	probe_test_failslab_on(test);
+	for (nth = 1; injected && nth < 100000; nth++) {
+		if (c->before)
+			KUNIT_ASSERT_EQ(test, probe_test_write(test, c->file, c->before),
+					(ssize_t)strlen(c->before));
+		probe_test_read(test, c->file);
+		listing = probe_test_printf(test, "%s", probe_test_fs(test)->buf);
+		ret = probe_test_write_failing(test, c->file, c->cmd, nth, &injected);
+		if (ret == len) {
+			probe_test_expect_listing(test, c->file, c->after, nth);
+			worked_around += injected;
+		} else {
+			if (ret != -ENOMEM) {
+				probe_test_read(test, "error_log");
+				KUNIT_FAIL(test, "allocation %u: %zd, not -ENOMEM; error_log:\n%s",
+					   nth, ret, probe_test_fs(test)->buf);
+			}
+			probe_test_expect_listing(test, c->file, listing, nth);
+		}
+		probe_test_write(test, c->file, remove);
+	}
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_EQ(test, ret, len);
+	kunit_info(test, "%u allocations, %u of their failures worked around\n", nth - 2,
+		   worked_around);
+}
+#endif
+
 /* Empty error_log, as "echo > error_log" does. */
 static inline void probe_test_clear_errors(struct kunit *test)
 {
