@@ -640,7 +640,7 @@ static int parse_deref(struct probe_prog *prog, char *arg, int pos)
 	struct fetch_insn *insn;
 	char sign = arg[0];
 	long offset;
-	int inner;
+	int inner, ret;
 
 	if (arg[1] == 'u') {
 		op = FETCH_OP_UDEREF;
@@ -664,8 +664,9 @@ static int parse_deref(struct probe_prog *prog, char *arg, int pos)
 	if (!close)
 		return probe_fail(prog, inner + strlen(open + 1), TP_ERR_DEREF_OPEN_BRACE);
 	*close = '\0';
-	if (parse_fetch(prog, open + 1, inner))
-		return -EINVAL;
+	ret = parse_fetch(prog, open + 1, inner);
+	if (ret)
+		return ret;
 	if (prog->cur->op == FETCH_OP_COMM || prog->cur->op == FETCH_OP_DATA)
 		return probe_fail(prog, inner, TP_ERR_COMM_CANT_DEREF);
 	insn = probe_prog_append(prog, inner);

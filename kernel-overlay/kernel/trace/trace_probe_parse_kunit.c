@@ -691,6 +691,36 @@ static void parse_uprobe_appends(struct kunit *test)
 	KUNIT_EXPECT_GE(test, probe_test_write(test, "uprobe_events", "-:" EVENT), 0);
 }
 
+#ifdef CONFIG_FAILSLAB
+/* the uprobe argument of each kind: register, array, bitfield, $comm, string */
+#define UPROBE_KINDS	"a=%ax b=+0(%sp):x8[4] c=+8(%sp):b4@4/8 d=$comm f=+0(+0(%sp)):string"
+#define UPROBE_AT(off)	"p:" EVENT " " TARGET ":0x" #off
+#define UPROBE_LISTED(off) "p:" EVENT " " TARGET ":0x00000000000000" #off
+
+/*
+ * Each allocation of a uprobe or eprobe definition, a second probe and
+ * a removal failing in turn: -ENOMEM and the listing as it was, or done.
+ */
+static const struct probe_test_sweep_case parse_alloc_failure_cases[] = {
+	{ "uprobe_events", NULL, UPROBE_AT(10) " " UPROBE_KINDS,
+	  UPROBE_LISTED(10) " " UPROBE_KINDS "\n" },
+	{ "uprobe_events", NULL, "r:" EVENT " " TARGET ":0x10 ret=$retval",
+	  "r:" EVENT " " TARGET ":0x0000000000000010 ret=$retval\n" },
+	{ "uprobe_events", UPROBE_AT(10) " a=%ax", UPROBE_AT(20) " a=%ax",
+	  UPROBE_LISTED(10) " a=%ax\n" UPROBE_LISTED(20) " a=%ax\n" },
+	{ "uprobe_events", UPROBE_AT(10), "-:" EVENT, "" },
+	{ "dynamic_events", NULL, "e:" EVENT " sched.sched_switch a=$prev_pid:s32 b=+0($prev_state):u8",
+	  "e:" EVENT " sched.sched_switch a=$prev_pid:s32 b=+0($prev_state):u8\n" },
+};
+
+KUNIT_ARRAY_PARAM(parse_alloc_failure, parse_alloc_failure_cases, probe_test_alloc_sweep_desc);
+
+static void parse_alloc_failures(struct kunit *test)
+{
+	probe_test_alloc_sweep(test, test->param_value, "-:" EVENT);
+}
+#endif
+
 static void parse_eprobe_errors(struct kunit *test)
 {
 	expect_error_case(test);
@@ -1495,6 +1525,9 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_appends, parse_uprobe_append_gen_params),
+#ifdef CONFIG_FAILSLAB
+	KUNIT_CASE_PARAM(parse_alloc_failures, parse_alloc_failure_gen_params),
+#endif
 	KUNIT_CASE_PARAM(parse_eprobes, parse_eprobe_gen_params),
 	KUNIT_CASE_PARAM(parse_eprobe_errors, parse_eprobe_err_gen_params),
 	KUNIT_CASE(parse_name_limits),
