@@ -737,13 +737,13 @@ static void kprobe_return_not_loaded(struct kunit *test)
  */
 static void kprobe_module_name_too_long(struct kunit *test)
 {
-	char *cmd = probe_test_printf(test, "p:" EVENT " %0*d:some_function", MODULE_NAME_LEN, 0);
+	const int len = MODULE_NAME_LEN;	/* a size_t: 64 less a pointer's size */
+	char *cmd = probe_test_printf(test, "p:" EVENT " %0*d:some_function", len, 0);
 
 	define(test, cmd);
 	probe_test_read(test, "kprobe_events");
 	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
-			   probe_test_printf(test, "p:kfork/kf %0*d:some_function\n",
-					     MODULE_NAME_LEN, 0));
+			   probe_test_printf(test, "p:kfork/kf %0*d:some_function\n", len, 0));
 }
 
 /*
