@@ -827,6 +827,44 @@ static void kprobe_gen_cmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kprobe_event_add_fields(&cmd, "a=%di"), -EINVAL);
 }
 
+/*
+ * The command API writes into the caller's buffer, and a step that does
+ * not fit is -E2BIG: "p:kprobes/kf" is 12 characters and needs 13 with
+ * its NUL; " kprobe_test_target " (each word with a space before and
+ * after) needs 20 more, and the buffer one byte besides; " a=%di " 7.
+ * A 129th field is -EINVAL: MAX_TRACE_ARGS is 128.
+ */
+static void kprobe_gen_cmd_limits(struct kunit *test)
+{
+	static const struct {
+		unsigned int size;
+		int ret;
+	} steps[] = {
+		{ 12, -E2BIG },		/* the head */
+		{ 32, -E2BIG },		/* the place */
+		{ 39, -E2BIG },		/* the field */
+		{ 40, 0 },
+	};
+	char *buf = kunit_kzalloc(test, MAX_DYNEVENT_CMD_LEN, GFP_KERNEL);
+	struct dynevent_cmd cmd;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		kprobe_event_cmd_init(&cmd, buf, steps[i].size);
+		KUNIT_EXPECT_EQ_MSG(test, kprobe_event_gen_cmd_start(&cmd, "kf",
+								     "kprobe_test_target",
+								     "a=%di"),
+				    steps[i].ret, "a buffer of %u bytes", steps[i].size);
+	}
+
+	kprobe_event_cmd_init(&cmd, buf, MAX_DYNEVENT_CMD_LEN);
+	KUNIT_ASSERT_EQ(test, kprobe_event_gen_cmd_start(&cmd, "kf", "kprobe_test_target"), 0);
+	for (i = 0; i < MAX_TRACE_ARGS; i++)
+		KUNIT_ASSERT_EQ(test, kprobe_event_add_fields(&cmd, "a=%di"), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_event_add_fields(&cmd, "a=%di"), -EINVAL);
+}
+
 #ifdef CONFIG_PERF_EVENTS
 /*
  * perf's kprobe PMU makes local events: by a symbol, which must name
@@ -987,6 +1025,7 @@ static struct kunit_case kprobe_test_cases[] = {
 	KUNIT_CASE(kprobe_busy_by_reference),
 	KUNIT_CASE(kprobe_listing_skips_others),
 	KUNIT_CASE(kprobe_gen_cmd),
+	KUNIT_CASE(kprobe_gen_cmd_limits),
 #ifdef CONFIG_PERF_EVENTS
 	KUNIT_CASE(kprobe_local_events),
 #endif
