@@ -143,19 +143,23 @@ class Measure(unittest.TestCase):
             made.rename(self.build / 'net/sched/pick.gcno')
 
     def run_phase(self, phase: str, args: list[str]) -> None:
-        env = dict(os.environ, GCOV_PREFIX=str(self.folder / 'gcov' / phase))
+        # the boot phase's guest is a second boot, with a folder of its own
+        guest = self.folder / 'boot' if phase == 'boot' else self.folder
+        env = dict(os.environ, GCOV_PREFIX=str(guest / 'gcov' / phase))
         subprocess.run([str(self.build / 'net/sched/pick'), *args], env=env, check=False)
-        for made in (self.folder / 'gcov' / phase).rglob('*.gcda'):
+        for made in (guest / 'gcov' / phase).rglob('*.gcda'):
             made.rename(made.with_name('pick.gcda'))
 
     def test_sets_add_up_their_phases(self) -> None:
-        # kunit: argc 1, pick() takes its false branch; guest: argc 4,
-        # the true one. No selftests phase: that guest "died" before it.
+        # kunit and guest: argc 1, pick() takes its false branch; boot
+        # (the second boot): argc 4, the true one. No selftests phase:
+        # that guest "died" before it.
         self.run_phase('kunit', [])
-        self.run_phase('guest', ['a', 'b', 'c'])
+        self.run_phase('guest', [])
+        self.run_phase('boot', ['a', 'b', 'c'])
         paths = ['net/sched/pick.c', 'net/sched/gone.c', 'net/sched/pick.h']
         data = cov.measure('fork', self.src, self.build, self.folder, paths, self.tmp / 'out')
-        self.assertEqual(data.reached, ['kunit', 'guest'])
+        self.assertEqual(data.reached, ['kunit', 'guest', 'boot'])
         unit, both = data.sets['KUnit']['net/sched/pick.c'], data.sets['make check']['net/sched/pick.c']
         # One decision, two outcomes; two functions, both entered by any run.
         self.assertEqual(unit.counts['branch'], (1, 2))

@@ -75,6 +75,14 @@ class RegistryTest(unittest.TestCase):
             with self.subTest(script=script):
                 self.assertEqual([line for line in code if word.search(line)], [])
 
+    def test_suites_booting_with_args(self) -> None:
+        """tools/coverage boots these again with their words: the kprobe
+        suite's kprobe_event= line, and no suite without words."""
+        self.assertIn('kprobe', gt.booting_with_args())
+        for name in gt.booting_with_args():
+            self.assertNotEqual(gt.suite(name).kernel_args, ())
+        self.assertEqual(gt.kernel_args(gt.names()), gt.kernel_args(gt.booting_with_args()))
+
     def test_tools_vm_takes_the_registry(self) -> None:
         self.assertEqual(vm_cli._suites('test', []), list(gt.names()))
         # the registry's order, whatever the order named

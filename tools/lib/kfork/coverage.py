@@ -11,6 +11,12 @@ after it; tools/guest/coverage copies the counters after each phase:
   selftests  upstream's selftests alone (the counters reset first)
   guest      upstream's selftests and the project's guest suites
 
+A second boot, without KUnit (whose suites would see the events such a
+command line defines), runs the guest suites that name words for the
+kernel's command line, with those words, as make check boots them:
+
+  boot       that boot and those suites
+
 gcovr turns a phase's counters, with the .gcno notes of the build, into
 a tracefile; a test set adds up the tracefiles of its phases. Sources
 are read from the tree, which must be on the variant's branch: that is
@@ -31,10 +37,13 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .common import project_root, run
 from .counts import Counts
 
-PHASES = ('kunit', 'selftests', 'guest')
+PHASES = ('kunit', 'selftests', 'guest', 'boot')
+# The phase of the second boot, whose guest leaves its counters in a
+# folder of its own, BOOT_PHASE inside the run folder.
+BOOT_PHASE = 'boot'
 # What the table reports, and the phases each is the sum of.
 TEST_SETS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
-    ('make check', ('kunit', 'guest')),
+    ('make check', ('kunit', 'guest', BOOT_PHASE)),
     ('KUnit', ('kunit',)),
     ('upstream selftests', ('selftests',)),
 )
@@ -72,7 +81,13 @@ def snapshot_file(run_folder: Path, phase: str, build_dir: Path, path: str) -> P
     """Where tools/guest/coverage left a file's counters of one phase:
     debugfs names them after the object's absolute path in the build."""
     gcda = PurePosixPath(path).with_suffix('.gcda')
-    return run_folder / 'gcov' / phase / str(build_dir).lstrip('/') / str(gcda)
+    return phase_folder(run_folder, phase) / str(build_dir).lstrip('/') / str(gcda)
+
+
+def phase_folder(run_folder: Path, phase: str) -> Path:
+    """Where a phase's counters are: the second boot's in its folder."""
+    guest = run_folder / BOOT_PHASE if phase == BOOT_PHASE else run_folder
+    return guest / 'gcov' / phase
 
 
 @dataclass(frozen=True)
@@ -176,7 +191,7 @@ def measure(variant: str, src: Path, build_dir: Path, run_folder: Path, paths: S
     """Stage, trace and add up every test set of one variant; the HTML
     report of make check goes to out/html/VARIANT/index.html."""
     data_dir = out / 'data' / variant
-    reached = [p for p in PHASES if (run_folder / 'gcov' / p).is_dir()]
+    reached = [p for p in PHASES if phase_folder(run_folder, p).is_dir()]
     traces: Dict[str, Path] = {}
     reasons: Dict[str, Dict[str, str]] = {}
     for phase in reached:

@@ -22,9 +22,11 @@ verbs:
   run [--out DIR]   build both variants with gcov on the overlay's files
                     (build/VERSION/coverage-VARIANT), boot both at once
                     running the KUnit suites and every guest suite in
-                    one boot each, measure (gcovr, with the tree on
-                    each variant's branch in turn, and the HTML
-                    reports) and write the report
+                    one boot each, then again without KUnit for the
+                    guest suites that need words on the kernel's
+                    command line (with them), measure (gcovr, with the
+                    tree on each variant's branch in turn, and the
+                    HTML reports) and write the report
   report [--out DIR]
                     the report again from what the last run measured
                     (kept in $KFORK_WORK/coverage/VARIANT): it installs,
@@ -77,6 +79,9 @@ def _build(variants: Sequence[str], paths: Sequence[str]) -> Dict[str, Path]:
 
 
 def _boot(images: Dict[str, Path], timeout: int) -> Dict[str, vm.GuestRun]:
+    """The KUnit and guest boot of each variant, then the boot phase's
+    (coverage.BOOT_PHASE); a failed boot phase counts as the variant's
+    failure, whose figures then lack that phase."""
     work = WorkArea.from_env()
     command = [str(GUEST_SCRIPT), str(work.src)]
 
@@ -91,6 +96,21 @@ def _boot(images: Dict[str, Path], timeout: int) -> Dict[str, vm.GuestRun]:
     runs = vm.at_once({v: one(v) for v in images})
     for result in runs.values():
         vm.announce(result)
+    suites = guest_tests.booting_with_args()
+
+    def again(variant: str) -> Callable[[], vm.GuestRun]:
+        folder = _run_folder(work, variant) / coverage.BOOT_PHASE
+        return lambda: vm.boot(images[variant], folder, variant, [*command, *suites],
+                               project_root(), timeout, stream=False,
+                               kernel_args=guest_tests.kernel_args(suites))
+
+    if suites:
+        say(f'booting {" and ".join(images)} again for {", ".join(suites)}, with '
+            f'{" ".join(guest_tests.kernel_args(suites))} (about a minute)')
+        for variant, second in vm.at_once({v: again(v) for v in images}).items():
+            vm.announce(second)
+            if runs[variant].ok and not second.ok:
+                runs[variant] = second
     return runs
 
 
@@ -109,7 +129,13 @@ def _kunit_counts(src: Path, folder: Path, variant: str) -> Optional[Counts]:
 
 
 def _guest_counts(folder: Path, variant: str) -> Counts:
-    results = guest_tests.read_results(folder, guest_tests.names())
+    """The guest suites' counts, each suite's from the boot that ran it as
+    make check does: those with words on the command line, the boot
+    phase's (the first boot runs them without, and they skip)."""
+    again = guest_tests.booting_with_args()
+    results = guest_tests.read_results(folder, [s for s in guest_tests.names()
+                                                if s not in again])
+    results.update(guest_tests.read_results(folder / coverage.BOOT_PHASE, again))
     return total(guest_tests.counts(guest_tests.judge_suite(variant, suite, got))
                  for suite, got in results.items())
 

@@ -168,6 +168,11 @@ SUITES: Tuple[Suite, ...] = (
 )
 
 
+def booting_with_args() -> Tuple[str, ...]:
+    """The suites that name words for the kernel's command line."""
+    return tuple(s.name for s in SUITES if s.kernel_args)
+
+
 def kernel_args(suites: Iterable[str]) -> Tuple[str, ...]:
     """The command-line words a boot running SUITES needs."""
     return tuple(arg for name in suites for arg in suite(name).kernel_args)
