@@ -185,31 +185,39 @@ static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size)
 }
 
 /*
- * The bytes of the string at ADDR with its NUL, at most MAX_STRING_SIZE:
- * what the store pass's strncpy_from_kernel_nofault() will copy, read
- * the way it reads.  One address check and one section without page
- * faults serve the whole string; reading it byte by byte through
- * copy_from_kernel_nofault() pays both for every byte.
+ * The bytes of the kernel string at ADDR with its NUL, at most
+ * MAX_STRING_SIZE: what the store pass's strncpy_from_kernel_nofault()
+ * will copy; -ERANGE where it may not be read, -EFAULT where a read
+ * faults.  One section without page faults serves the whole string,
+ * and the address is checked on each page it reaches; reading it byte
+ * by byte through copy_from_kernel_nofault() paid both for every byte.
  */
 static int kprobe_strlen(unsigned long addr)
 {
 	const char *str = (const char *)addr;
-	int len = 0;
+	int len = 0, ret;
 	char c;
 
 #ifdef CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE
 	if (addr < TASK_SIZE)
 		return kern_fetch_store_strlen_user(addr);
 #endif
-	if (!copy_from_kernel_nofault_allowed(str, MAX_STRING_SIZE))
-		return -ERANGE;
 	pagefault_disable();
-	do {
+	for (;;) {
+		if ((!len || !offset_in_page(str + len)) &&
+		    !copy_from_kernel_nofault_allowed(str + len, 1)) {
+			ret = -ERANGE;
+			break;
+		}
 		__get_kernel_nofault(&c, str + len, char, fault);
 		len++;
-	} while (c && len < MAX_STRING_SIZE);
+		if (!c || len == MAX_STRING_SIZE) {
+			ret = len;
+			break;
+		}
+	}
 	pagefault_enable();
-	return len;
+	return ret;
 fault:
 	pagefault_enable();
 	return -EFAULT;
@@ -1724,3 +1732,8 @@ static __init int kprobe_trace_self_tests_init(void)
 }
 late_initcall(kprobe_trace_self_tests_init);
 #endif /* CONFIG_FTRACE_STARTUP_TEST */
+
+/* The fetch's white-box suite: it calls the static functions above. */
+#if IS_ENABLED(CONFIG_KFORK_KUNIT_TESTS)
+#include "trace_kprobe_fetch_kunit.c"
+#endif
