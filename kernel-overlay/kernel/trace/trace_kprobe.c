@@ -246,8 +246,13 @@ static nokprobe_inline int fetch_store_string_user(unsigned long addr, void *des
 	return kern_fetch_store_string_user(addr, dest, base);
 }
 
-/* The load of a fetch program, from the probed registers REC; the core does the rest. */
-static noinline int process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
+/*
+ * The load of a fetch program, from the probed registers REC; the core
+ * does the rest.  Not cloned, so that the blacklisted address is the
+ * one that runs.
+ */
+static noinline __noclone int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *dest, void *base)
 {
 	struct pt_regs *regs = rec;
 	unsigned long val;
