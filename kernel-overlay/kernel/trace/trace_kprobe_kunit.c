@@ -836,14 +836,18 @@ static void kprobe_gen_cmd(struct kunit *test)
  */
 static void kprobe_gen_cmd_limits(struct kunit *test)
 {
+	static const char written[] = "p:kprobes/kf kprobe_test_target ";
 	static const struct {
 		unsigned int size;
 		int ret;
+		unsigned int kept;	/* of WRITTEN, the steps that fit */
 	} steps[] = {
-		{ 12, -E2BIG },		/* the head */
-		{ 32, -E2BIG },		/* the place */
-		{ 39, -E2BIG },		/* the field */
-		{ 40, 0 },
+		{ 12, -E2BIG, 0 },	/* the head */
+		{ 13, -E2BIG, 12 },	/* the place */
+		{ 32, -E2BIG, 12 },
+		{ 33, -E2BIG, 32 },	/* the field */
+		{ 39, -E2BIG, 32 },
+		{ 40, 0, 32 },
 	};
 	char *buf = kunit_kzalloc(test, MAX_DYNEVENT_CMD_LEN, GFP_KERNEL);
 	struct dynevent_cmd cmd;
@@ -851,11 +855,14 @@ static void kprobe_gen_cmd_limits(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		memset(buf, 0, MAX_DYNEVENT_CMD_LEN);
 		kprobe_event_cmd_init(&cmd, buf, steps[i].size);
 		KUNIT_EXPECT_EQ_MSG(test, kprobe_event_gen_cmd_start(&cmd, "kf",
 								     "kprobe_test_target",
 								     "a=%di"),
 				    steps[i].ret, "a buffer of %u bytes", steps[i].size);
+		KUNIT_EXPECT_EQ_MSG(test, strncmp(buf, written, steps[i].kept), 0,
+				    "a buffer of %u bytes: %s", steps[i].size, buf);
 	}
 
 	kprobe_event_cmd_init(&cmd, buf, MAX_DYNEVENT_CMD_LEN);
@@ -895,11 +902,15 @@ static void kprobe_local_events(struct kunit *test)
 }
 #endif
 
-#ifdef CONFIG_FAILSLAB
-/* an argument of each kind: register, array, bitfield, $comm, @SYM, string */
+#if PROBE_TEST_FAILSLAB
+/*
+ * An argument of each kind: register, array, bitfield, $comm, @SYM,
+ * string, @SYM inside a dereference, immediate string.
+ */
 #define EVERY_KIND_1	"a=$arg1:s32 b=+0(%sp):x8[4] c=+8(%sp):b4@4/8"
 #define EVERY_KIND_2	"d=$comm e=@kprobe_instance:x64 f=+0(+0(%sp)):string"
-#define EVERY_KIND	EVERY_KIND_1 " " EVERY_KIND_2
+#define EVERY_KIND_3	"g=+0(@kprobe_instance):x64 h=\\\"s\""
+#define EVERY_KIND	EVERY_KIND_1 " " EVERY_KIND_2 " " EVERY_KIND_3
 
 /*
  * Each allocation of a definition, a second probe and a removal failing
@@ -934,7 +945,7 @@ static void kprobe_local_alloc_failures(struct kunit *test)
 	bool injected = true;
 	unsigned int nth;
 
-	probe_test_failslab_on(test);
+	probe_test_failslab(test, true);
 	for (nth = 1; injected && nth < 100000; nth++) {
 		probe_test_fail_nth(nth);
 		call = create_local_trace_kprobe(symbol, NULL, 0, true);
@@ -946,6 +957,7 @@ static void kprobe_local_alloc_failures(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, trace_kprobe_on_func_entry(call));
 		destroy_local_trace_kprobe(call);
 	}
+	probe_test_failslab(test, false);
 	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(call));
 }
@@ -1029,7 +1041,7 @@ static struct kunit_case kprobe_test_cases[] = {
 #ifdef CONFIG_PERF_EVENTS
 	KUNIT_CASE(kprobe_local_events),
 #endif
-#ifdef CONFIG_FAILSLAB
+#if PROBE_TEST_FAILSLAB
 	KUNIT_CASE_PARAM(kprobe_alloc_failures, alloc_failure_gen_params),
 #ifdef CONFIG_PERF_EVENTS
 	KUNIT_CASE(kprobe_local_alloc_failures),

@@ -246,23 +246,30 @@ static inline void probe_test_expect_no_leaks(struct kunit *test, struct vfsmoun
 	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", probe_test_fs(test)->buf);
 }
 
-#ifdef CONFIG_FAILSLAB
+/* Slab allocations can be made to fail, and the knobs are in debugfs. */
+#define PROBE_TEST_FAILSLAB	(IS_ENABLED(CONFIG_FAILSLAB) && \
+				 IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS))
+
+#if PROBE_TEST_FAILSLAB
 /*
  * Allocation failures on demand.  current->fail_nth is what
  * /proc/self/task/TID/fail-nth sets: the Nth slab allocation of this
  * task from now fails, and only that one.  failslab leaves GFP_KERNEL
  * allocations alone unless ignore-gfp-wait is off, and with verbose at
- * 0 it does not print a stack for each failure.  Both are left so: with
- * no fail_nth and a probability of 0, nothing fails.
+ * 0 it does not print a stack for each failure; a sweep sets both and
+ * puts back the defaults after (if it stops half-way, they stay: with
+ * no fail_nth and a probability of 0, nothing fails).  Per-CPU and page
+ * allocations are not slab ones and never fail here.
  */
-static inline void probe_test_failslab_on(struct kunit *test)
+static inline void probe_test_failslab(struct kunit *test, bool on)
 {
 	struct vfsmount *debugfs = probe_test_mount("debugfs");
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/ignore-gfp-wait", "N"),
-			1);
-	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/verbose", "0"), 1);
+	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/ignore-gfp-wait",
+						  on ? "N" : "Y"), 1);
+	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/verbose",
+						  on ? "0" : "2"), 1);
 	mntput(debugfs);
 }
 
@@ -340,7 +347,7 @@ static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe
 	const char *listing;
 	ssize_t ret = 0;
 
-	probe_test_failslab_on(test);
+	probe_test_failslab(test, true);
 	for (nth = 1; injected && nth < 100000; nth++) {
 		if (c->before)
 			KUNIT_ASSERT_EQ(test, probe_test_write(test, c->file, c->before),
@@ -361,6 +368,7 @@ static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe
 		}
 		probe_test_write(test, c->file, remove);
 	}
+	probe_test_failslab(test, false);
 	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, len);
 	kunit_info(test, "%u allocations, %u of their failures worked around\n", nth - 2,

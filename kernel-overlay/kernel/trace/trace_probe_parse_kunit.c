@@ -691,11 +691,13 @@ static void parse_uprobe_appends(struct kunit *test)
 	KUNIT_EXPECT_GE(test, probe_test_write(test, "uprobe_events", "-:" EVENT), 0);
 }
 
-#ifdef CONFIG_FAILSLAB
+#if PROBE_TEST_FAILSLAB
 /* the uprobe argument of each kind: register, array, bitfield, $comm, string */
 #define UPROBE_KINDS	"a=%ax b=+0(%sp):x8[4] c=+8(%sp):b4@4/8 d=$comm f=+0(+0(%sp)):string"
 #define UPROBE_AT(off)	"p:" EVENT " " TARGET ":0x" #off
 #define UPROBE_LISTED(off) "p:" EVENT " " TARGET ":0x00000000000000" #off
+/* an eprobe with a field and a dereferenced one */
+#define EPROBE_FIELDS	"e:" EVENT " sched.sched_switch a=$prev_pid:s32 b=+0($prev_state):u8"
 
 /*
  * Each allocation of a uprobe or eprobe definition, a second probe and
@@ -709,8 +711,7 @@ static const struct probe_test_sweep_case parse_alloc_failure_cases[] = {
 	{ "uprobe_events", UPROBE_AT(10) " a=%ax", UPROBE_AT(20) " a=%ax",
 	  UPROBE_LISTED(10) " a=%ax\n" UPROBE_LISTED(20) " a=%ax\n" },
 	{ "uprobe_events", UPROBE_AT(10), "-:" EVENT, "" },
-	{ "dynamic_events", NULL, "e:" EVENT " sched.sched_switch a=$prev_pid:s32 b=+0($prev_state):u8",
-	  "e:" EVENT " sched.sched_switch a=$prev_pid:s32 b=+0($prev_state):u8\n" },
+	{ "dynamic_events", NULL, EPROBE_FIELDS, EPROBE_FIELDS "\n" },
 };
 
 KUNIT_ARRAY_PARAM(parse_alloc_failure, parse_alloc_failure_cases, probe_test_alloc_sweep_desc);
@@ -1525,7 +1526,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_appends, parse_uprobe_append_gen_params),
-#ifdef CONFIG_FAILSLAB
+#if PROBE_TEST_FAILSLAB
 	KUNIT_CASE_PARAM(parse_alloc_failures, parse_alloc_failure_gen_params),
 #endif
 	KUNIT_CASE_PARAM(parse_eprobes, parse_eprobe_gen_params),
