@@ -157,13 +157,13 @@ static void hhf_filter_clear(struct hhf_filter *f, u32 now)
 }
 
 /* Slot of @hash in stage @stage, as an index into f->counters. */
-static u32 hhf_slot(const struct hhf_filter *f, u32 hash, int stage)
+static __always_inline u32 hhf_slot(const struct hhf_filter *f, u32 hash, int stage)
 {
 	return stage * HHF_COUNTERS +
 	       ((hash * f->stage_mul[stage]) >> (32 - HHF_STAGE_BITS));
 }
 
-static u32 hhf_counter(struct hhf_filter *f, u32 slot)
+static __always_inline u32 hhf_counter(struct hhf_filter *f, u32 slot)
 {
 	if (!test_bit(slot, f->fresh)) {
 		__set_bit(slot, f->fresh);
@@ -176,8 +176,8 @@ static u32 hhf_counter(struct hhf_filter *f, u32 slot)
  * The flow's estimated bytes this period including @len: the smallest
  * of its counters plus the packet.  Fills @slots for the update.
  */
-static u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
-			       u32 *slots)
+static __always_inline u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
+					       u32 *slots)
 {
 	u32 least = U32_MAX;
 	int stage;
@@ -190,8 +190,8 @@ static u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
 }
 
 /* Conservative update: no counter is raised past the flow's estimate. */
-static void hhf_filter_raise(struct hhf_filter *f, const u32 *slots,
-			     u32 estimate)
+static __always_inline void hhf_filter_raise(struct hhf_filter *f, const u32 *slots,
+					     u32 estimate)
 {
 	int stage;
 
@@ -215,7 +215,7 @@ static void hhf_forget(struct hhf_filter *f, struct hhf_flow *flow)
 }
 
 /* The heavy hitter with @hash; idle ones met on the way are evicted. */
-static struct hhf_flow *hhf_lookup(struct hhf_filter *f, u32 hash, u32 now)
+static __always_inline struct hhf_flow *hhf_lookup(struct hhf_filter *f, u32 hash, u32 now)
 {
 	struct hhf_flow *flow;
 	struct hlist_node *next;
@@ -260,8 +260,14 @@ static void hhf_table_clear(struct hhf_filter *f)
 			hhf_forget(f, flow);
 }
 
-/* Whether the packet of @len bytes of the flow with @hash is a heavy hitter's. */
-static bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32 len, u32 now)
+/*
+ * Whether the packet of @len bytes of the flow with @hash is a heavy
+ * hitter's.  It and the helpers above run for every packet and are
+ * inlined into hhf_enqueue() whatever else calls them: with the
+ * white-box suite's many calls in the build, gcc kept them out of line,
+ * five calls a packet.
+ */
+static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32 len, u32 now)
 {
 	u32 slots[HHF_STAGES];
 	struct hhf_flow *flow;
