@@ -8,7 +8,9 @@
  * shielding, admit_bytes T = 131072; 100 elephants send 572 bytes and
  * then 1500-byte packets until they pass (leaving their counters at T),
  * then 10000 mice send one 64-byte packet each.  Flow hashes are
- * uniform 32-bit values, as siphash's are.
+ * uniform 32-bit values, as siphash's are.  The fork's counters count
+ * 4-byte units at this T; every length here is whole units, so counting
+ * bytes gives the same passes.
  *
  *	gcc -O2 -o /tmp/hhf_fp_sim kunit/derive/hhf_fp_sim.c
  *	/tmp/hhf_fp_sim 20000 [2048]	# trials per indexing, counters per

@@ -40,9 +40,18 @@
  * The first design had four stages of 1024 counters; this one has four
  * of 2048.  For 100 heavy hitters that is 5 false positives per million
  * mice instead of 75 (kunit/derive/hhf_fp_sim.c).  Independence alone
- * would not have lowered it.  The 32 KiB of counters cost 4 KiB more
- * than the first design's 16 KiB of counters and 16 KiB table of list
- * heads: hlist heads and 512 chains make the table 4 KiB.
+ * would not have lowered it.
+ *
+ * Twice the counters in less memory: they are 16-bit, in units of
+ * 2^unit_shift bytes, the smallest power of two that brings admit_bytes
+ * below 2^16 (4 bytes at the default 128 KiB).  A counter never holds
+ * more than admit_bytes' units, since a flow past them passes and stops
+ * counting, so it cannot overflow.  A packet counts its length rounded
+ * up to whole units: a flow past admit_bytes still always passes, and
+ * one of packets that are not whole units passes early by less than a
+ * unit per packet.  16 KiB of counters, 1 KiB of their fresh bits and a
+ * table of 512 hlist heads (4 KiB) replace the first design's 16 KiB of
+ * counters and 16 KiB table of list heads.
  */
 
 #include <linux/bitmap.h>
@@ -93,11 +102,11 @@ struct hhf_bucket {
  */
 struct hhf_filter {
 	u32 stage_mul[HHF_STAGES];	/* odd, one per stage */
-	u32 *counters;			/* HHF_STAGES x HHF_COUNTERS bytes */
+	u16 *counters;			/* HHF_STAGES x HHF_COUNTERS units */
 	/*
 	 * A counter whose bit is clear holds a previous period's value and
 	 * reads as zero: clearing 1 KiB of bits at each reset is cheaper
-	 * than rewriting 32 KiB of counters the next packets may not touch.
+	 * than rewriting 16 KiB of counters the next packets may not touch.
 	 */
 	unsigned long *fresh;
 	u32 period_start;		/* jiffies of the last reset */
@@ -105,7 +114,8 @@ struct hhf_filter {
 
 	u32 hh_limit;
 	u32 reset_timeout;		/* jiffies */
-	u32 admit_bytes;
+	u32 admit_bytes;		/* set with hhf_filter_set_admit() */
+	u8 unit_shift;			/* a counter's unit: 2^unit_shift bytes */
 	u32 evict_timeout;		/* jiffies */
 
 	/* of struct tc_hhf_xstats, written under the qdisc lock */
@@ -156,6 +166,35 @@ static void hhf_filter_clear(struct hhf_filter *f, u32 now)
 	f->period_start = now;
 }
 
+/* Bytes in 16 bits: the shift for admit_bytes' unit. */
+static u8 hhf_unit_shift(u32 admit_bytes)
+{
+	return admit_bytes > U16_MAX ? fls(admit_bytes) - 16 : 0;
+}
+
+/*
+ * admit_bytes and with it the counters' unit.  Counts in another unit
+ * would be misread, so a new unit starts a new period.
+ */
+static void hhf_filter_set_admit(struct hhf_filter *f, u32 bytes, u32 now)
+{
+	u8 shift = hhf_unit_shift(bytes);
+
+	f->admit_bytes = bytes;
+	if (shift != f->unit_shift) {
+		f->unit_shift = shift;
+		hhf_filter_clear(f, now);
+	}
+}
+
+/* @len in the counters' units, rounded up. */
+static __always_inline u32 hhf_units(const struct hhf_filter *f, u32 len)
+{
+	u32 unit = BIT(f->unit_shift);
+
+	return (len >> f->unit_shift) + !!(len & (unit - 1));
+}
+
 /* Slot of @hash in stage @stage, as an index into f->counters. */
 static __always_inline u32 hhf_slot(const struct hhf_filter *f, u32 hash, int stage)
 {
@@ -173,8 +212,9 @@ static __always_inline u32 hhf_counter(struct hhf_filter *f, u32 slot)
 }
 
 /*
- * The flow's estimated bytes this period including @len: the smallest
- * of its counters plus the packet.  Fills @slots for the update.
+ * The flow's estimated units this period including @len bytes: the
+ * smallest of its counters plus the packet.  Fills @slots for the
+ * update.
  */
 static __always_inline u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
 					       u32 *slots)
@@ -186,10 +226,13 @@ static __always_inline u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u
 		slots[stage] = hhf_slot(f, hash, stage);
 		least = min(least, hhf_counter(f, slots[stage]));
 	}
-	return (u64)least + len;
+	return (u64)least + hhf_units(f, len);
 }
 
-/* Conservative update: no counter is raised past the flow's estimate. */
+/*
+ * Conservative update: no counter is raised past the flow's estimate,
+ * which is at most admit_bytes' units and so fits.
+ */
 static __always_inline void hhf_filter_raise(struct hhf_filter *f, const u32 *slots,
 					     u32 estimate)
 {
@@ -283,7 +326,7 @@ static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32
 	}
 
 	estimate = hhf_filter_estimate(f, hash, len, slots);
-	if (estimate <= f->admit_bytes) {
+	if (estimate <= f->admit_bytes >> f->unit_shift) {
 		hhf_filter_raise(f, slots, estimate);
 		return false;
 	}
@@ -300,7 +343,7 @@ static int hhf_filter_alloc(struct hhf_filter *f, u32 now)
 {
 	u32 i;
 
-	f->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u32),
+	f->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u16),
 			       GFP_KERNEL);
 	f->fresh = bitmap_zalloc(HHF_STAGES * HHF_COUNTERS, GFP_KERNEL);
 	f->table = kvcalloc(HHF_TABLE_SIZE, sizeof(*f->table), GFP_KERNEL);
@@ -310,6 +353,7 @@ static int hhf_filter_alloc(struct hhf_filter *f, u32 now)
 		INIT_HLIST_HEAD(&f->table[i]);
 	for (i = 0; i < HHF_STAGES; i++)
 		f->stage_mul[i] = get_random_u32() | 1;
+	f->unit_shift = hhf_unit_shift(f->admit_bytes);
 	f->period_start = now;
 	return 0;
 }
@@ -543,7 +587,8 @@ static int hhf_change(struct Qdisc *sch, struct nlattr *opt,
 	f->hh_limit = hhf_get_u32(tb, TCA_HHF_HH_FLOWS_LIMIT, f->hh_limit);
 	f->reset_timeout = hhf_get_usecs(tb, TCA_HHF_RESET_TIMEOUT,
 					 f->reset_timeout);
-	f->admit_bytes = hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES, f->admit_bytes);
+	hhf_filter_set_admit(f, hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES,
+					    f->admit_bytes), hhf_now());
 	f->evict_timeout = hhf_get_usecs(tb, TCA_HHF_EVICT_TIMEOUT,
 					 f->evict_timeout);
 	hhf_trim(sch);
@@ -573,13 +618,11 @@ static int hhf_init(struct Qdisc *sch, struct nlattr *opt,
 	q->filter.admit_bytes = 128 * 1024;
 	q->filter.evict_timeout = HZ;		/* 1 s */
 
-	if (opt) {
-		err = hhf_change(sch, opt, extack);
-		if (err)
-			return err;
-	}
 	/* on failure qdisc_create() calls hhf_destroy() */
-	return hhf_filter_alloc(&q->filter, hhf_now());
+	err = hhf_filter_alloc(&q->filter, hhf_now());
+	if (err || !opt)
+		return err;
+	return hhf_change(sch, opt, extack);
 }
 
 static void hhf_destroy(struct Qdisc *sch)

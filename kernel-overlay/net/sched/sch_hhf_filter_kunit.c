@@ -35,7 +35,10 @@ static struct hhf_filter *filter_of(struct kunit *test)
 	return test->priv;
 }
 
-/* The counter of @hash in @stage, as the filter reads it now. */
+/*
+ * The counter of @hash in @stage, as the filter reads it now: in units,
+ * which are bytes for admit_bytes below 2^16 (FILTER_ADMIT).
+ */
 static u32 filter_counter(struct kunit *test, u32 hash, int stage)
 {
 	struct hhf_filter *f = filter_of(test);
@@ -68,12 +71,21 @@ static bool filter_apart(struct kunit *test, u32 a, u32 b)
 
 /*
  * No false negatives, exactly: a flow alone in the filter leaves all
- * four of its counters at its bytes so far (each packet's estimate is
+ * four of its counters at its units so far (each packet's estimate is
  * the smallest counter plus the packet, and the counters are raised to
- * it), so its packet k passes when k * len > admit_bytes, that is with
- * packet admit_bytes / len + 1 (integer division).  The estimate is
- * 64-bit: at admit_bytes U32_MAX the counters reach U32_MAX itself
- * (65535 * 65537 = 2^32 - 1) and the next packet must still pass.
+ * it).  The unit u is 2^unit_shift bytes, the smallest power of two
+ * with admit_bytes / u < 2^16, and a packet of len bytes counts
+ * ceil(len / u) units, so packet k passes when
+ * k * ceil(len / u) > floor(admit_bytes / u).  Below 2^16 the unit is a
+ * byte: k * len > admit_bytes, packet admit_bytes / len + 1.
+ *
+ *   admit 131072, u = 4: 64 bytes are 16 units, 32768 / 16 + 1 = 2049;
+ *     572 are 143, 32768 / 143 + 1 = 230; one byte counts a whole unit,
+ *     so 1-byte packets pass with the 32769th, not the 131073rd.
+ *   admit 65535, u = 1: the largest admit_bytes counted in bytes.
+ *   admit 65536, u = 2: 3 bytes are 2 units, 32768 / 2 + 1 = 16385.
+ *   admit U32_MAX, u = 65536: 65535 bytes are one unit of 65535 allowed,
+ *     so the 65536th passes.
  */
 struct filter_first_case {
 	const char *name;
@@ -85,8 +97,11 @@ static const struct filter_first_case filter_first_cases[] = {
 	{ "1500-byte packets, admit 10000", 10000, 1500, 7 },
 	{ "64-byte packets, admit 131072", 131072, 64, 2049 },
 	{ "572-byte packets, admit 131072", 131072, 572, 230 },
+	{ "1-byte packets, admit 131072", 131072, 1, 32769 },
+	{ "1-byte packets, admit 65535", 65535, 1, 65536 },
+	{ "3-byte packets, admit 65536", 65536, 3, 16385 },
 	{ "one byte, admit 0", 0, 1, 1 },
-	{ "65535-byte packets, admit U32_MAX", U32_MAX, 65535, 65538 },
+	{ "65535-byte packets, admit U32_MAX", U32_MAX, 65535, 65536 },
 };
 
 static void filter_first_case_desc(const struct filter_first_case *c, char *desc)
@@ -101,13 +116,65 @@ static void filter_heavy_exactly_past_admit(struct kunit *test)
 	const struct filter_first_case *c = test->param_value;
 	struct hhf_filter *f = filter_of(test);
 
-	f->admit_bytes = c->admit;
+	hhf_filter_set_admit(f, c->admit, FILTER_T0);
 	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 1, c->len, FILTER_T0, c->heavy_at),
 			c->heavy_at);
 	KUNIT_EXPECT_EQ(test, f->hh_total, 1U);
 	KUNIT_EXPECT_EQ(test, f->hh_current, 1U);
 	/* from the table now, whatever the size */
 	KUNIT_EXPECT_TRUE(test, hhf_filter_heavy(f, 1, 1, FILTER_T0));
+}
+
+/*
+ * The estimate is 64-bit: in byte units, a counter of 1 plus a packet
+ * of U32_MAX bytes is 2^32, over admit_bytes, where 32 bits would wrap
+ * to 0 and keep the flow a mouse.
+ */
+static void filter_estimate_does_not_wrap(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+
+	KUNIT_ASSERT_FALSE(test, hhf_filter_heavy(f, 2, 1, FILTER_T0));
+	KUNIT_EXPECT_TRUE(test, hhf_filter_heavy(f, 2, U32_MAX, FILTER_T0));
+}
+
+/*
+ * admit_bytes sets the unit, so changing it to one of another unit
+ * starts a new period.  A flow has 5000 bytes counted at FILTER_ADMIT
+ * (u = 1).  Raised to 20000, still u = 1, the count stays: 1000-byte
+ * packets pass with the 16th, 5000 + 16000 > 20000.  Raised to 131072
+ * instead (u = 4), the counters start again: 1000 bytes are 250 units
+ * and the 132nd passes, 132 * 250 > 32768; had the 5000 stayed, read as
+ * units, the 112th would have.
+ */
+struct filter_unit_case {
+	const char *name;
+	u32 admit, heavy_at;
+};
+
+static const struct filter_unit_case filter_unit_cases[] = {
+	{ "same unit, counts kept", 20000, 16 },
+	{ "new unit, new period", 131072, 132 },
+};
+
+static void filter_unit_case_desc(const struct filter_unit_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(filter_unit, filter_unit_cases, filter_unit_case_desc);
+
+static void filter_admit_change_of_unit(struct kunit *test)
+{
+	const struct filter_unit_case *c = test->param_value;
+	struct hhf_filter *f = filter_of(test);
+	int i;
+
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_FALSE(test, hhf_filter_heavy(f, 4, 1000, FILTER_T0));
+	hhf_filter_set_admit(f, c->admit, FILTER_T0 + 1);
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 4, 1000, FILTER_T0 + 1, c->heavy_at),
+			c->heavy_at);
 }
 
 /*
@@ -280,7 +347,7 @@ static void filter_false_positive_rate(struct kunit *test)
 	int trial, stage, i;
 
 	prandom_seed_state(&rnd, 0x686866);
-	f->admit_bytes = 131072;
+	hhf_filter_set_admit(f, 131072, FILTER_T0);
 	for (trial = 0; trial < FILTER_FP_TRIALS; trial++) {
 		hhf_filter_reset(f, FILTER_T0);
 		f->hh_total = 0;
@@ -327,6 +394,8 @@ static void filter_test_exit(struct kunit *test)
 
 static struct kunit_case filter_test_cases[] = {
 	KUNIT_CASE_PARAM(filter_heavy_exactly_past_admit, filter_first_gen_params),
+	KUNIT_CASE(filter_estimate_does_not_wrap),
+	KUNIT_CASE_PARAM(filter_admit_change_of_unit, filter_unit_gen_params),
 	KUNIT_CASE(filter_conservative_update),
 	KUNIT_CASE(filter_shields_heavy_hitters),
 	KUNIT_CASE_PARAM(filter_counters_last_one_period, filter_period_gen_params),
