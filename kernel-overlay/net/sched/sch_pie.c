@@ -283,6 +283,21 @@ static void pie_dequeue_rate_sample(struct sk_buff *skb, struct pie_vars *vars,
 	pie_spend_burst(vars, elapsed);
 }
 
+/*
+ * The per-packet halves of the controller are inlined into the qdisc's
+ * enqueue and dequeue, one call less per packet; fq_pie and the tests
+ * reach the same code through the exported functions.
+ */
+static __always_inline void pie_account_dequeue(struct sk_buff *skb,
+						const struct pie_params *params,
+						struct pie_vars *vars, u32 backlog)
+{
+	if (params->dq_rate_estimator)
+		pie_dequeue_rate_sample(skb, vars, backlog);
+	else
+		pie_dequeue_timestamped(skb, vars, backlog);
+}
+
 /**
  * pie_process_dequeue() - account one dequeued packet
  * @skb: the packet leaving the queue
@@ -293,10 +308,7 @@ static void pie_dequeue_rate_sample(struct sk_buff *skb, struct pie_vars *vars,
 void pie_process_dequeue(struct sk_buff *skb, struct pie_params *params,
 			 struct pie_vars *vars, u32 backlog)
 {
-	if (params->dq_rate_estimator)
-		pie_dequeue_rate_sample(skb, vars, backlog);
-	else
-		pie_dequeue_timestamped(skb, vars, backlog);
+	pie_account_dequeue(skb, params, vars, backlog);
 }
 EXPORT_SYMBOL_GPL(pie_process_dequeue);
 
@@ -315,18 +327,10 @@ static bool pie_spares(const struct pie_params *params,
 	return backlog < 2 * mtu;
 }
 
-/**
- * pie_drop_early() - decide whether an arriving packet is dropped
- * @sch: the qdisc, for its device's MTU
- * @params: the parameters
- * @vars: the controller state (the drop accumulator is updated)
- * @backlog: bytes queued now (fq_pie: in the packet's flow)
- * @packet_size: the arriving packet's length
- *
- * Return: true to drop (or ECN-mark) the packet.
- */
-bool pie_drop_early(struct Qdisc *sch, struct pie_params *params,
-		    struct pie_vars *vars, u32 backlog, u32 packet_size)
+static __always_inline bool pie_decide_drop(struct Qdisc *sch,
+					    const struct pie_params *params,
+					    struct pie_vars *vars, u32 backlog,
+					    u32 packet_size)
 {
 	u32 mtu = clamp_t(u32, psched_mtu(qdisc_dev(sch)), 1, PIE_MTU_MAX);
 	u64 prob = vars->prob;
@@ -357,6 +361,22 @@ bool pie_drop_early(struct Qdisc *sch, struct pie_params *params,
 	vars->accu_prob = 0;
 	return true;
 }
+
+/**
+ * pie_drop_early() - decide whether an arriving packet is dropped
+ * @sch: the qdisc, for its device's MTU
+ * @params: the parameters
+ * @vars: the controller state (the drop accumulator is updated)
+ * @backlog: bytes queued now (fq_pie: in the packet's flow)
+ * @packet_size: the arriving packet's length
+ *
+ * Return: true to drop (or ECN-mark) the packet.
+ */
+bool pie_drop_early(struct Qdisc *sch, struct pie_params *params,
+		    struct pie_vars *vars, u32 backlog, u32 packet_size)
+{
+	return pie_decide_drop(sch, params, vars, backlog, packet_size);
+}
 EXPORT_SYMBOL_GPL(pie_drop_early);
 
 /* The qdisc. */
@@ -373,8 +393,8 @@ static int pie_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	/* Below 10%, an ECN-capable packet is marked instead of dropped. */
-	if (pie_drop_early(sch, &q->params, &q->vars, sch->qstats.backlog,
-			   skb->len)) {
+	if (pie_decide_drop(sch, &q->params, &q->vars, sch->qstats.backlog,
+			    skb->len)) {
 		if (!q->params.ecn || q->vars.prob > MAX_PROB / 10 ||
 		    !INET_ECN_set_ce(skb))
 			goto drop;
@@ -402,7 +422,7 @@ static struct sk_buff *pie_dequeue(struct Qdisc *sch)
 	if (!head)
 		return NULL;
 	q = qdisc_priv(sch);
-	pie_process_dequeue(head, &q->params, &q->vars, sch->qstats.backlog);
+	pie_account_dequeue(head, &q->params, &q->vars, sch->qstats.backlog);
 	return head;
 }
 
