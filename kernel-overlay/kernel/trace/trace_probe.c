@@ -860,20 +860,55 @@ static bool probe_array_storable(const struct fetch_insn *st)
 }
 
 /*
+ * The finished argument is one allocation, at parg->code: the program of
+ * N instructions with its FETCH_OP_END, then the strings that point into
+ * it, NAME, TEXT and for an array its print format.  One allocation and
+ * one kfree() for what would be four: parsing is mostly allocation.
+ */
+/* The longest array format: "__data_loc char[][64]". */
+#define MAX_ARRAY_FMT_LEN	32
+
+static int probe_arg_commit(struct probe_arg *parg, const struct fetch_insn *insn, int n,
+			    const char *name, const char *text)
+{
+	size_t code_len = n * sizeof(*insn), name_len = strlen(name) + 1;
+	size_t text_len = strlen(text) + 1, fmt_len = 0;
+	char fmt[MAX_ARRAY_FMT_LEN];
+	char *p;
+
+	if (parg->count)
+		fmt_len = scnprintf(fmt, sizeof(fmt), "%s[%u]", parg->type->fmttype,
+				    parg->count) + 1;
+	p = kmalloc(code_len + name_len + text_len + fmt_len, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	parg->code = memcpy(p, insn, code_len);
+	p += code_len;
+	parg->name = memcpy(p, name, name_len);
+	p += name_len;
+	parg->comm = memcpy(p, text, text_len);
+	p += text_len;
+	if (fmt_len)
+		parg->fmt = memcpy(p, fmt, fmt_len);
+	return 0;
+}
+
+/*
  * Compile TEXT, an argument's body (after "NAME="), for a probe kind with
- * TPARG_FL_* FLAGS, into PARG: its type, array count, field offset and
- * fetch program.  *SIZE is the size of the arguments before it and
- * grows by this one's.  Nothing global is read or written: on -EINVAL
- * or -E2BIG, *ERROR says why and where (from the start of TEXT); on
- * -ENOMEM its cause is TP_ERR_MAX.  What PARG holds afterwards, even on
- * failure, is freed by traceprobe_free_probe_arg().
+ * TPARG_FL_* FLAGS, into PARG, the field NAME: its type, array count,
+ * field offset and fetch program.  *SIZE is the size of the arguments
+ * before it and grows by this one's.  Nothing global is read or
+ * written: on -EINVAL or -E2BIG, *ERROR says why and where (from the
+ * start of TEXT); on -ENOMEM its cause is TP_ERR_MAX.  What PARG holds
+ * afterwards, even on failure, is freed by traceprobe_free_probe_arg().
  *
  * The body's copy and the program under construction are both bounded
  * (MAX_ARGSTR_LEN, FETCH_INSN_MAX), so they live on the stack: only
- * the finished program is allocated.
+ * the finished argument is allocated.
  */
-static int probe_compile_arg(const char *text, unsigned int flags, ssize_t *size,
-			     struct probe_arg *parg, struct probe_compile_error *error)
+static int probe_compile_arg(const char *name, const char *text, unsigned int flags,
+			     ssize_t *size, struct probe_arg *parg,
+			     struct probe_compile_error *error)
 {
 	struct fetch_insn insn[FETCH_INSN_MAX] = {};
 	struct probe_prog prog = {
@@ -891,9 +926,6 @@ static int probe_compile_arg(const char *text, unsigned int flags, ssize_t *size
 		return probe_fail(&prog, 0, TP_ERR_ARG_TOO_LONG);
 	if (!body[0])
 		return probe_fail(&prog, 0, TP_ERR_NO_ARG_BODY);
-	parg->comm = kstrdup(text, GFP_KERNEL);
-	if (!parg->comm)
-		return -ENOMEM;
 
 	ret = parse_type_suffix(&prog, body, &tname, parg);
 	if (ret)
@@ -918,11 +950,6 @@ static int probe_compile_arg(const char *text, unsigned int flags, ssize_t *size
 	if (*size > MAX_PROBE_EVENT_SIZE) {
 		probe_fail(&prog, 0, TP_ERR_EVENT_TOO_BIG);
 		return -E2BIG;
-	}
-	if (parg->count) {
-		parg->fmt = kasprintf(GFP_KERNEL, "%s[%u]", type->fmttype, parg->count);
-		if (!parg->fmt)
-			return -ENOMEM;
 	}
 
 	ret = parse_fetch(&prog, body, 0);
@@ -955,10 +982,9 @@ static int probe_compile_arg(const char *text, unsigned int flags, ssize_t *size
 	}
 	n = prog.cur - prog.insn + 1;
 	prog.insn[n].op = FETCH_OP_END;
-	parg->code = kmemdup(prog.insn, (n + 1) * sizeof(*insn), GFP_KERNEL);
-	if (parg->code)
+	ret = probe_arg_commit(parg, prog.insn, n + 1, name, text);
+	if (!ret)
 		return 0;
-	ret = -ENOMEM;
 fail:
 	probe_prog_free_data(prog.insn, FETCH_INSN_MAX);
 	return ret;
@@ -1026,6 +1052,7 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	const char *eq = strchr(arg, '=');
 	const char *body = eq ? eq + 1 : arg;
 	struct probe_compile_error error;
+	char name[MAX_ARG_NAME_LEN + 1];
 	enum trace_probe_error err;
 	int ret;
 
@@ -1044,18 +1071,16 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 			trace_probe_log_err(0, NO_ARG_NAME);
 			return -EINVAL;
 		}
-		parg->name = kmemdup_nul(arg, eq - arg, GFP_KERNEL);
+		strscpy(name, arg, eq - arg + 1);
 	} else {
-		parg->name = kasprintf(GFP_KERNEL, "arg%d", i + 1);
+		snprintf(name, sizeof(name), "arg%d", i + 1);
 	}
-	if (!parg->name)
-		return -ENOMEM;
-	err = probe_arg_name_error(parg->name, tp->args, i);
+	err = probe_arg_name_error(name, tp->args, i);
 	if (err != TP_ERR_MAX) {
 		__trace_probe_log_err(0, err);
 		return -EINVAL;
 	}
-	ret = probe_compile_arg(body, flags, &tp->size, parg, &error);
+	ret = probe_compile_arg(name, body, flags, &tp->size, parg, &error);
 	if (ret && error.cause != TP_ERR_MAX)
 		__trace_probe_log_err(body - arg + error.pos, error.cause);
 	return ret;
@@ -1101,11 +1126,8 @@ void traceprobe_free_probe_arg(struct probe_arg *arg)
 	for (insn = arg->code; insn && insn->op != FETCH_OP_END; insn++)
 		if (insn->op == FETCH_NOP_SYMBOL || insn->op == FETCH_OP_DATA)
 			kfree(insn->data);
-	/* in the reverse order of probe_compile_arg()'s allocations */
+	/* name, comm and fmt share the program's allocation */
 	kfree(arg->code);
-	kfree(arg->fmt);
-	kfree(arg->comm);
-	kfree(arg->name);
 }
 
 /* ------------------------------------------------------------------ */

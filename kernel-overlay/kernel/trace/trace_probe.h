@@ -156,7 +156,7 @@ static inline bool trace_kprobe_error_injectable(struct trace_event_call *call)
 }
 #endif /* CONFIG_KPROBE_EVENTS */
 
-/* One argument of an event. */
+/* One argument of an event; its strings live in code's allocation. */
 struct probe_arg {
 	struct fetch_insn	*code;	/* its program, ending in FETCH_OP_END */
 	bool			dynamic;/* stores a string past the fixed part */

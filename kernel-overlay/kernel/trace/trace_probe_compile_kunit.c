@@ -300,7 +300,7 @@ static void compile_program(struct kunit *test)
 	ssize_t size = 0;
 	int ret;
 
-	ret = probe_compile_arg(row->body, row->flags, &size, &parg, &error);
+	ret = probe_compile_arg("arg1", row->body, row->flags, &size, &parg, &error);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, error.cause, TP_ERR_MAX);
 	if (!ret) {
@@ -454,7 +454,7 @@ static void compile_failure(struct kunit *test)
 	ssize_t size = 0;
 	int ret;
 
-	ret = probe_compile_arg(row->body, row->flags, &size, &parg, &error);
+	ret = probe_compile_arg("arg1", row->body, row->flags, &size, &parg, &error);
 	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 	KUNIT_EXPECT_EQ(test, error.cause, row->cause);
 	KUNIT_EXPECT_EQ(test, error.pos, row->caret);
@@ -607,7 +607,7 @@ static void compile_cross(struct kunit *test)
 	int ret;
 
 	compile_pair_body(test->param_value, body);
-	ret = probe_compile_arg(body, method->flags, &size, &parg, &error);
+	ret = probe_compile_arg("arg1", body, method->flags, &size, &parg, &error);
 	if (num->kernel_only && !(method->flags & TPARG_FL_KERNEL)) {
 		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 		KUNIT_EXPECT_EQ(test, error.cause, TP_ERR_BAD_TYPE);
@@ -634,10 +634,38 @@ static void compile_offset_follows(struct kunit *test)
 	struct probe_arg parg = {};
 	ssize_t size = 100;
 
-	KUNIT_EXPECT_EQ(test, probe_compile_arg("+0(%ax):u16[3]", KP, &size, &parg, &error), 0);
+	KUNIT_EXPECT_EQ(test, probe_compile_arg("arg1", "+0(%ax):u16[3]", KP, &size, &parg,
+						&error), 0);
 	KUNIT_EXPECT_EQ(test, parg.offset, 100);
 	KUNIT_EXPECT_EQ(test, size, 106);	/* 100 + 3 * 2 */
 	KUNIT_EXPECT_STREQ(test, parg.fmt, "u16[3]");
+	traceprobe_free_probe_arg(&parg);
+}
+
+/*
+ * The name, the text and an array's format are copied after the
+ * program, in its allocation: traceprobe_free_probe_arg() frees only
+ * parg->code.  The longest format, "__data_loc char[][64]", is whole.
+ */
+static void compile_strings_after_program(struct kunit *test)
+{
+	const char *text = "+0(%di):string[64]";
+	struct probe_compile_error error;
+	struct probe_arg parg = {};
+	struct fetch_insn *end;
+	ssize_t size = 0;
+
+	KUNIT_ASSERT_EQ(test, probe_compile_arg("names", text, KP, &size, &parg, &error), 0);
+	KUNIT_EXPECT_STREQ(test, parg.name, "names");
+	KUNIT_EXPECT_STREQ(test, parg.comm, text);
+	KUNIT_EXPECT_STREQ(test, parg.fmt, "__data_loc char[][64]");
+	for (end = parg.code; end->op != FETCH_OP_END; end++)
+		;
+	KUNIT_EXPECT_PTR_EQ(test, (void *)parg.name, (void *)(end + 1));
+	KUNIT_EXPECT_PTR_EQ(test, parg.comm, parg.name + strlen("names") + 1);
+	KUNIT_EXPECT_PTR_EQ(test, parg.fmt, parg.comm + strlen(text) + 1);
+	KUNIT_EXPECT_LE(test, (size_t)(parg.fmt + strlen(parg.fmt) + 1 - (char *)parg.code),
+			ksize(parg.code));
 	traceprobe_free_probe_arg(&parg);
 }
 
@@ -648,10 +676,10 @@ static void compile_event_size_limit(struct kunit *test)
 	struct probe_arg fits = {}, over = {};
 	ssize_t size = MAX_PROBE_EVENT_SIZE - 8;
 
-	KUNIT_EXPECT_EQ(test, probe_compile_arg("%ax", KP, &size, &fits, &error), 0);
+	KUNIT_EXPECT_EQ(test, probe_compile_arg("arg1", "%ax", KP, &size, &fits, &error), 0);
 	KUNIT_EXPECT_EQ(test, size, MAX_PROBE_EVENT_SIZE);
 	size = MAX_PROBE_EVENT_SIZE - 7;
-	KUNIT_EXPECT_EQ(test, probe_compile_arg("%ax", KP, &size, &over, &error), -E2BIG);
+	KUNIT_EXPECT_EQ(test, probe_compile_arg("arg1", "%ax", KP, &size, &over, &error), -E2BIG);
 	KUNIT_EXPECT_EQ(test, error.cause, TP_ERR_EVENT_TOO_BIG);
 	KUNIT_EXPECT_EQ(test, error.pos, 0);
 	traceprobe_free_probe_arg(&fits);
@@ -664,6 +692,7 @@ static struct kunit_case probe_compile_cases[] = {
 	KUNIT_CASE_PARAM(compile_cross, compile_pairs_gen),
 	KUNIT_CASE(compile_offset_follows),
 	KUNIT_CASE(compile_event_size_limit),
+	KUNIT_CASE(compile_strings_after_program),
 	{}
 };
 
