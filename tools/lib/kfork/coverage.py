@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .common import project_root, run
+from .common import ToolError, project_root, run
 from .counts import Counts
 
 PHASES = ('kunit', 'selftests', 'guest', 'boot')
@@ -186,11 +186,40 @@ class VariantData:
     sets: Dict[str, Dict[str, Figures]]
 
 
+def data_folder(out: Path, variant: str) -> Path:
+    """Where measure() leaves a variant's tracefiles, PHASE.json each."""
+    return out / 'data' / variant
+
+
+def line_counts(folder: Path) -> Optional[Dict[str, Dict[int, int]]]:
+    """Executions of each line gcov counts as code, by tree path and
+    line, added up over the tracefiles of every phase in folder (what
+    measure() wrote there); None when there is none. A line some phase
+    ran counts as run."""
+    found = [folder / f'{phase}.json' for phase in PHASES if (folder / f'{phase}.json').is_file()]
+    if not found:
+        return None
+    counts: Dict[str, Dict[int, int]] = {}
+    for trace in found:
+        try:
+            files = json.loads(trace.read_text())['files']
+            for entry in files:
+                lines = counts.setdefault(str(entry['file']), {})
+                for line in entry['lines']:
+                    if not line.get('gcovr/noncode', False):
+                        number = int(line['line_number'])
+                        lines[number] = lines.get(number, 0) + int(line['count'])
+        except (KeyError, TypeError, ValueError) as err:
+            raise ToolError(f'{trace}: not a gcovr JSON tracefile ({err!r}): '
+                            f'run make coverage again') from err
+    return counts
+
+
 def measure(variant: str, src: Path, build_dir: Path, run_folder: Path, paths: Sequence[str],
             out: Path) -> VariantData:
     """Stage, trace and add up every test set of one variant; the HTML
     report of make check goes to out/html/VARIANT/index.html."""
-    data_dir = out / 'data' / variant
+    data_dir = data_folder(out, variant)
     reached = [p for p in PHASES if phase_folder(run_folder, p).is_dir()]
     traces: Dict[str, Path] = {}
     reasons: Dict[str, Dict[str, str]] = {}
