@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 from typing import Any, List
 
 from kfork import runner, session, tree
@@ -214,3 +215,56 @@ class BuildReuseTest(unittest.TestCase):
         self._stamp(self._spec())
         (self.build / 'arch/x86/boot/bzImage').unlink()
         self.assertFalse(self._reuse(self._spec()))
+
+
+# A stand-in for the tree's kunit.py: prints what FAKE_OUTPUT holds,
+# exits with FAKE_STATUS, writes no results.
+FAKE_KUNIT = """\
+import os, sys
+print(os.environ['FAKE_OUTPUT'])
+sys.exit(int(os.environ['FAKE_STATUS']))
+"""
+
+
+class FakeKunitTest(unittest.TestCase):
+    """What a run or a build makes of kunit.py's failures."""
+
+    def setUp(self) -> None:
+        self.dir = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.dir)
+        tree = self.dir / 'tree'
+        (tree / 'tools/testing/kunit').mkdir(parents=True)
+        (tree / 'tools/testing/kunit/kunit.py').write_text(FAKE_KUNIT)
+        subprocess.run(['git', '-C', str(tree), 'init', '-q'], check=True)
+        subprocess.run(['git', '-C', str(tree), '-c', 'user.name=t', '-c', 'user.email=t@t',
+                        'commit', '-q', '--allow-empty', '-m', 'x'], check=True)
+        config = self.dir / '.kunitconfig'
+        config.write_text('CONFIG_KUNIT=y\n')
+        self.spec = runner.RunSpec(tree, self.dir / 'build', config, Path('/q'))
+        self.work = WorkArea(self.dir / 'work')
+
+    def _env(self, output: str, status: int) -> Any:
+        return mock.patch.dict('os.environ', {'FAKE_OUTPUT': output, 'FAKE_STATUS': str(status)})
+
+    def test_a_timeout_is_told(self) -> None:
+        output = ("Command '['qemu-system-x86_64', '-nodefaults']' timed out after 300 seconds\n"
+                  '[10:00:00] Testing complete. Ran 0 tests')
+        with self._env(output, 1), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            outcome = runner.run_variant(self.spec, self.work, 'fork', runner.Marked({}))
+        self.assertTrue(outcome.timed_out)
+        self.assertIn('within --timeout', outcome.error)
+
+    def test_no_timeout_by_default(self) -> None:
+        with self._env('Ran 0 tests', 1), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            outcome = runner.run_variant(self.spec, self.work, 'fork', runner.Marked({}))
+        self.assertFalse(outcome.timed_out)
+
+    def test_a_build_failure_is_its_own_error(self) -> None:
+        output = '../net/sched/sch_pie.c:12:3: error: expected ; before }'
+        with self._env(output, 1), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            with self.assertRaisesRegex(runner.BuildFailed, 'does not build: .*sch_pie.c:12'):
+                runner.build_kernel(self.spec, self.work, 'fork')
+

@@ -36,6 +36,8 @@ FULL_PARAMS = ('trace_probe_fuzz_kunit.full=1', 'trace_uprobe.fuzz_full=1',
 # kunit.py's KernelCI statuses; a crash is reported as ERROR.
 PASS, FAIL, SKIP, ERROR = 'PASS', 'FAIL', 'SKIP', 'ERROR'
 _INCLUDE = re.compile(r'^#\s*include:\s*(\S+)\s*$')
+# What kunit.py prints when QEMU outlives --timeout (and is stopped).
+_TIMED_OUT = re.compile(r'timed out after \d+(\.\d+)? seconds')
 
 # Fixed build identity: init/version.o and friends then hit the cache too.
 BUILD_ENV = {
@@ -139,6 +141,9 @@ class Outcome:
     error: str = ''
     # Digests printed by differential tests, by key (kfork-diff: lines).
     digests: Dict[str, str] = field(default_factory=dict)
+    # QEMU ran past kunit.py's --timeout and was stopped: the tests that
+    # had not finished show as crashed, or there are none.
+    timed_out: bool = False
 
     def _expected_failure(self, case: str, status: str) -> bool:
         return (self.variant == UPSTREAM_IMPL and status in (FAIL, ERROR)
@@ -184,6 +189,8 @@ class Outcome:
 
 def _cause(output: Sequence[str]) -> str:
     """One line naming why kunit.py produced no results."""
+    if _timed_out(output):
+        return 'the kernel did not finish the tests within --timeout and was stopped'
     for line in output:
         if 'Missing: ' in line:
             return ('kunitconfig options missing from the generated .config (unmet '
@@ -197,6 +204,14 @@ def _cause(output: Sequence[str]) -> str:
             return 'no test ran: no suite matched, or the kernel died before the tests'
     tail = [line for line in output if line.strip()]
     return tail[-1].strip() if tail else 'kunit.py failed without output'
+
+
+def _timed_out(output: Sequence[str]) -> bool:
+    return any(_TIMED_OUT.search(line) for line in output)
+
+
+class BuildFailed(ToolError):
+    """The kernel did not configure or build: the message says why."""
 
 
 @dataclass(frozen=True)
@@ -329,10 +344,11 @@ def _install_modules(spec: RunSpec, work: WorkArea, variant: str, key: str) -> N
     stamp.write_text(key + '\n')
 
 
-def build_kernel(spec: RunSpec, work: WorkArea, variant: str) -> Path:
+def build_kernel(spec: RunSpec, work: WorkArea, variant: str, modules: bool = True) -> Path:
     """Configure and build with kunit.py (nothing when the folder holds
-    this build already) and install its modules for the guests; return
-    the bzImage or raise with the cause."""
+    this build already) and, unless told otherwise, install its modules
+    for the guests; return the bzImage, or raise BuildFailed with the
+    cause."""
     spec.build_dir.mkdir(parents=True, exist_ok=True)
     spec, key = _reuse_build(spec, variant)
     image = spec.build_dir / 'arch/x86/boot/bzImage'
@@ -340,9 +356,10 @@ def build_kernel(spec: RunSpec, work: WorkArea, variant: str) -> Path:
         say(f'{variant}: kunit.py build in {spec.build_dir}')
         status, output = _stream(spec.argv(None), spec.tree, spec.env(work))
         if status != 0 or not image.is_file():
-            raise ToolError(f'{variant}: {_cause(output)}')
+            raise BuildFailed(f'{variant}: {_cause(output)}')
         _stamp_build(spec, key)
-    _install_modules(spec, work, variant, key)
+    if modules:
+        _install_modules(spec, work, variant, key)
     return image
 
 
@@ -356,7 +373,7 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> 
         stale.unlink(missing_ok=True)
     say(f'{variant}: kunit.py {"exec" if spec.built else "run"} in {spec.build_dir}')
     status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work))
-    outcome = Outcome(variant, marked=marked)
+    outcome = Outcome(variant, marked=marked, timed_out=_timed_out(output))
     if json_path.is_file():
         outcome.cases = cases_from_json(json_path.read_text())
     if outcome.cases:

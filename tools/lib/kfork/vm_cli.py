@@ -157,8 +157,8 @@ def _suites(verb: str, names: Sequence[str]) -> List[str]:
     return [n for n in known if n in names or not names]
 
 
-def _boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
-                 timeout: int, stream: bool) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
+def boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
+                timeout: int, stream: bool) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
     """Boot once and run the suites; their results by suite and test."""
     src = WorkArea.from_env().src
     command = [str(project_root() / 'tools/guest/run'), str(src), *suites]
@@ -190,8 +190,8 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
 
     def one(variant: str) -> Callable[[], Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
         image, folder = images[variant]
-        return lambda: _boot_suites(variant, image, folder, suites, timeout,
-                                    stream=len(variants) == 1)
+        return lambda: boot_suites(variant, image, folder, suites, timeout,
+                                   stream=len(variants) == 1)
 
     runs = vm.at_once({v: one(v) for v in variants})
     for variant in variants:
