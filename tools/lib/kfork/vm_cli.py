@@ -177,12 +177,18 @@ def _digests(folder: Path, suites: Sequence[str]) -> Dict[str, str]:
     return found
 
 
-def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
-                ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
-    """Build each variant, then boot them all at once."""
+def prepare_suites(suites: Sequence[str]) -> None:
+    """What booting the guest suites needs on the host: prepare_host(),
+    then a check of the programs they run."""
     prepare_host(suites)
     vm.require_programs(['qemu-system-x86_64', 'python3', 'tc', 'ip', 'gcc', 'readelf',
                         'nm', 'objdump'])
+
+
+def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
+                ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
+    """Build each variant, then boot them all at once."""
+    prepare_suites(suites)
     images = {v: kernel_image(v, True) for v in variants}
     if len(variants) > 1:
         say(f'booting {" and ".join(variants)} at once; consoles in '
