@@ -1,11 +1,12 @@
 # The fork's entry points. `make check` is the test command of README.md.
 
-.PHONY: check check-tools checkpatch kunit compare guest coverage measure patches uprobe help
+.PHONY: check check-tools checkpatch kunit compare guest coverage measure mutants patches uprobe help
 
 help:
 	@echo "make check        tools checks, checkpatch, KUnit and guest tests on the fork and on upstream's implementation"
 	@echo "make guest        ./tools/vm compare (guest tests on both builds, a table)"
 	@echo "make coverage     ./tools/coverage run (gcov of kernel-overlay/ under the tests, both builds)"
+	@echo "make mutants      ./tools/mutate run --sample 40 (a fixed-seed sample of 40 mutants of each implementation file: hours)"
 	@echo "make measure SECTION=NAME"
 	@echo "                  ./tools/measure NAME (regenerate a section of MEASUREMENTS.md; without SECTION, list them)"
 	@echo "make kunit        ./tools/kunit run (the fork only)"
@@ -32,6 +33,12 @@ coverage:
 # boots or make check itself (./tools/measure --list).
 measure:
 	./tools/measure $(if $(SECTION),$(SECTION),--list)
+
+# Not part of check either: every mutant is a build and a boot per suite
+# run (./tools/mutate --help); the sample's seed is tools/mutate's fixed
+# default, so the same overlay gives the same mutants.
+mutants:
+	./tools/mutate run --sample 40
 
 check-tools:
 	./ci/check-tools

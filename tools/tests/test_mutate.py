@@ -388,6 +388,8 @@ class ReportTest(unittest.TestCase):
         survivors = text.split('## Survivors (1)')[1].split('## Timed out')[0]
         self.assertIn('```diff\n--- a/kernel-overlay/net/sched/sch_x.c', survivors)
         self.assertIn(f'- {PATH}: lines 4', text)
+        self.assertTrue(mutate.report(self.record, '## Notes\n\n- x\n').endswith(
+            'lines 4\n\n## Notes\n\n- x\n'))
 
     def test_json_round_trip(self) -> None:
         again = mutate.Record.from_json(self.record.to_json())

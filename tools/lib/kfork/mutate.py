@@ -560,9 +560,10 @@ def below_bar(found: Sequence[Score]) -> List[str]:
             if s.path != 'total' and s.percent is not None and s.percent < BAR]
 
 
-def report(record: Record) -> str:
+def report(record: Record, notes: str = '') -> str:
     """report.md: the run, the scores, every survivor's diff, the
-    timed-out, killed and not-covered mutants."""
+    timed-out, killed and not-covered mutants, then notes (why the
+    survivors left are equivalent)."""
     found = scores(record.results, record.files)
     sample = f'{record.sample} per file' if record.sample else 'every mutant'
     state = 'complete' if record.complete else 'interrupted: the figures cover what ran'
@@ -596,6 +597,8 @@ def report(record: Record) -> str:
         lines_of = sorted({r.mutant.line for r in uncovered if r.mutant.path == path})
         if lines_of:
             lines.append(f'- {path}: lines {", ".join(map(str, lines_of))}')
+    if notes:
+        lines += ['', *notes.rstrip('\n').splitlines()]
     return '\n'.join(lines) + '\n'
 
 

@@ -58,13 +58,17 @@ test reach: never run; without coverage data every line counts as
 reached). score = (killed + build-killed) / mutants run, by file.
 
 Which tests judge which file is mutate.JUDGES in
-tools/lib/kfork/mutate.py. A mutant takes an incremental build and a
-boot under TCG per suite run, about 2 minutes, more when it survives to
-the guest suites: make mutants (40 a file) takes hours. Run nothing
-else on the work area meanwhile: the fork branch holds the mutants.
+tools/lib/kfork/mutate.py. A survivor needs a test that kills it, or a
+line in kunit/mutation-notes.md (the report's end) saying why it is
+equivalent. A mutant takes an incremental build and a boot under TCG
+per suite run, more when it survives to the guest suites: make mutants
+(40 a file) takes hours. Run nothing else on the work area meanwhile:
+the fork branch holds the mutants.
 """
 
 DEFAULT_OUT = project_root() / 'out' / 'mutate'
+# Why each survivor left is equivalent: the report ends with it.
+NOTES = project_root() / 'kunit' / 'mutation-notes.md'
 # Fixed, so that a sample is the same run after run (make mutants).
 DEFAULT_SEED = 1
 RESULTS = 'results.json'
@@ -185,7 +189,8 @@ def _list(args: argparse.Namespace) -> int:
 def _write(record: mutate.Record, out: Path) -> None:
     """results.json, report.md and the table on stdout."""
     record.save(out / RESULTS)
-    (out / REPORT).write_text(mutate.report(record))
+    notes = NOTES.read_text() if NOTES.is_file() else ''
+    (out / REPORT).write_text(mutate.report(record, notes))
     found = mutate.scores(record.results, record.files)
     print('\n'.join(mutate.table(found)))
     for line in mutate.below_bar(found):
