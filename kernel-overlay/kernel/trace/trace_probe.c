@@ -1333,6 +1333,17 @@ int trace_probe_init(struct trace_probe *tp, const char *event,
 	return 0;
 }
 
+/*
+ * The first probe of the event CALL belongs to, if any.  Out of line:
+ * it is not on a hit's path, and its callers in four files need one
+ * copy of it, not one each.
+ */
+struct trace_probe *trace_probe_primary_from_call(struct trace_event_call *call)
+{
+	return list_first_entry_or_null(&trace_probe_event_from_call(call)->probes,
+					struct trace_probe, list);
+}
+
 /* Take TP off its event; the last probe of an event takes it along. */
 void trace_probe_unlink(struct trace_probe *tp)
 {

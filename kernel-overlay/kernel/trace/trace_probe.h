@@ -252,13 +252,7 @@ trace_probe_event_from_call(struct trace_event_call *event_call)
 	return container_of(event_call, struct trace_probe_event, call);
 }
 
-/* The first probe of the event CALL belongs to, if any. */
-static inline struct trace_probe *
-trace_probe_primary_from_call(struct trace_event_call *call)
-{
-	return list_first_entry_or_null(&trace_probe_event_from_call(call)->probes,
-					struct trace_probe, list);
-}
+struct trace_probe *trace_probe_primary_from_call(struct trace_event_call *call);
 
 static inline struct list_head *trace_probe_probe_list(struct trace_probe *tp)
 {
