@@ -17,7 +17,10 @@ The result is bounded below by 0.
 
 Probabilities are stored in the kernel as fractions of MAX_PROB
 (2^56 - 1), and delays in psched ticks of 64 ns, so every delay used
-here is a whole number of ticks.
+here is a whole number of ticks. A probability threshold t is the
+fixed-point MAX_PROB * t rounded down, as Linux's pie has always kept
+them (MAX_PROB / 10): a probability at exactly that value is at the
+threshold, not below it.
 
 Run with no argument to print the C tables; --check FILE verifies that
 FILE holds exactly what this script prints between its markers.
@@ -39,14 +42,19 @@ BEGIN = '/* BEGIN derived by kunit/derive/pie_math.py */'
 END = '/* END derived */'
 
 
+def below(prob: F, threshold: F) -> bool:
+    """prob < threshold, the threshold in fixed point (rounded down)."""
+    return prob * MAX_PROB < MAX_PROB * threshold.numerator // threshold.denominator
+
+
 def update(prob: F, qdelay: F, qdelay_old: F, backlog: int) -> F:
     """One probability update, RFC 8033 plus Linux's two additions."""
     p = ALPHA * (qdelay - TARGET) + BETA * (qdelay - qdelay_old)
-    for below, divisor in BANDS:
-        if prob < below:
+    for edge, divisor in BANDS:
+        if below(prob, edge):
             p /= divisor
             break
-    if prob >= F(1, 10) and p > F(2, 100):
+    if not below(prob, F(1, 10)) and p > F(2, 100):
         p = F(2, 100)
     if qdelay > F(250, 1000):
         p += F(2, 100)
@@ -90,6 +98,7 @@ CASES: List[Case] = [
     Case('just above 1%, /2', near(F(1, 100), 1 << 24), 30, 15, 20000),
     Case('just below 10%, /2', near(F(1, 10), -(1 << 24)), 30, 15, 20000),
     Case('just above 10%, capped', near(F(1, 10), 1 << 24), 30, 15, 20000),
+    Case('exactly 10%, capped', MAX_PROB // 10, 30, 15, 20000),
     Case('fall from 30%', fixed(F(3, 10)), 5, 10, 20000),
     Case('fall from 2%, /2', fixed(F(2, 100)), 10, 15, 20000),
     Case('fall below 0 is bounded at 0', fixed(F(5, 10**6)), 5, 10, 20000),

@@ -45,6 +45,16 @@ class PieDeriveTest(unittest.TestCase):
         self.assertEqual(pie.update(F(1, 100), *p) - F(1, 100), F(20625, 10**6) / 2)
         self.assertEqual(pie.update(F(1, 10), *p) - F(1, 10), F(2, 100))
 
+    def test_threshold_in_fixed_point(self) -> None:
+        # MAX_PROB // 10 = 7205759403792793 is 10% as the kernel stores it,
+        # half a unit below the exact tenth: capped, not divided by 2.
+        ten = F(pie.MAX_PROB // 10, pie.MAX_PROB)
+        self.assertLess(ten, F(1, 10))
+        p = 30 * MS, 15 * MS, 1
+        self.assertEqual(pie.update(ten, *p) - ten, F(2, 100))
+        self.assertEqual(pie.update(ten - F(1, pie.MAX_PROB), *p) - ten + F(1, pie.MAX_PROB),
+                         F(20625, 10**6) / 2)
+
     def test_trajectory_crosses_ten_percent_on_the_fourth_update(self) -> None:
         values = [v / pie.MAX_PROB for v in pie.trajectory()]
         self.assertEqual([v > 0.1 for v in values[:5]], [False, False, False, True, True])

@@ -14,6 +14,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <net/pie.h>
@@ -85,6 +86,9 @@ static const struct pie_prob_case pie_prob_cases[] = {
 	/* 0.1 -> 0.12 */
 	{ "just above 10%, capped", 30, 15, 20000,
 	  7205759420570009ULL, 8646911301328568ULL },
+	/* 0.1 -> 0.12 */
+	{ "exactly 10%, capped", 30, 15, 20000,
+	  7205759403792793ULL, 8646911284551352ULL },
 	/* 0.3 -> 0.2925 */
 	{ "fall from 30%", 5, 10, 20000,
 	  21617278211378380ULL, 21076846256093920ULL },
@@ -272,6 +276,71 @@ static void pie_prob_rearms_burst_allowance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vars.prob, 0);
 	KUNIT_EXPECT_EQ(test, vars.burst_time, 2343750);
 	KUNIT_EXPECT_EQ(test, vars.accu_prob, 0);
+}
+
+/*
+ * dq_rate_estimator, RFC 8033 Appendix B: a departure with at least
+ * QUEUE_THRESHOLD (16384) bytes still queued starts a measurement
+ * cycle, and its own packet is the cycle's first bytes; below the
+ * threshold no cycle starts.  The departure that brings the cycle to
+ * 16384 bytes or more ends it: the rate is its bytes << PIE_SCALE over
+ * its ticks, and the next cycle starts at once from 0 bytes if the
+ * threshold is still queued, else waits (the count invalid).
+ *
+ * 1000-byte packets: leaving 8000 bytes behind, nothing; leaving 20000,
+ * a cycle of 1000 bytes.  15 more make 16000, the 17th 17000, which
+ * ends it after at least 200 us (3125 ticks), so the rate is at most
+ * (17000 << 8) / 3125 = 1392.
+ */
+struct pie_cycle_case {
+	const char *name;
+	u32 backlog_at_end;
+	u64 count_after;
+};
+
+static const struct pie_cycle_case pie_cycle_cases[] = {
+	{ "still 16 KiB queued: the next cycle starts", 20000, 0 },
+	{ "less queued: the next cycle waits", 8000, (u64)DQCOUNT_INVALID },
+};
+
+static void pie_cycle_case_desc(const struct pie_cycle_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_cycle, pie_cycle_cases, pie_cycle_case_desc);
+
+static void pie_dequeue_rate_cycle(struct kunit *test)
+{
+	const struct pie_cycle_case *c = test->param_value;
+	struct sk_buff *skb = alloc_skb(1000, GFP_KERNEL);
+	struct pie_params params;
+	struct pie_vars vars = {};
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_zero(skb, 1000);
+	pie_params_init(&params);
+	params.dq_rate_estimator = true;
+	pie_vars_init(&vars);
+
+	pie_process_dequeue(skb, &params, &vars, 8000);
+	KUNIT_EXPECT_EQ(test, vars.dq_count, (u64)DQCOUNT_INVALID);
+	KUNIT_EXPECT_EQ(test, vars.dq_tstamp, DTIME_INVALID);
+	pie_process_dequeue(skb, &params, &vars, 20000);
+	KUNIT_EXPECT_EQ(test, vars.dq_count, 1000);
+	KUNIT_EXPECT_NE(test, vars.dq_tstamp, DTIME_INVALID);
+
+	for (i = 0; i < 15; i++)
+		pie_process_dequeue(skb, &params, &vars, 20000);
+	KUNIT_EXPECT_EQ(test, vars.dq_count, 16000);
+	KUNIT_EXPECT_EQ(test, vars.avg_dq_rate, 0);
+	usleep_range(200, 400);
+	pie_process_dequeue(skb, &params, &vars, c->backlog_at_end);
+	KUNIT_EXPECT_EQ(test, vars.dq_count, c->count_after);
+	KUNIT_EXPECT_GT(test, vars.avg_dq_rate, 0);
+	KUNIT_EXPECT_LE(test, vars.avg_dq_rate, (17000 << 8) / 3125);
+	kfree_skb(skb);
 }
 
 /*
@@ -621,6 +690,43 @@ static void pie_early_low_delay_low_prob_protects(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 1000));
 }
 
+/*
+ * The same protection at its edges: it needs the delay strictly under
+ * half the target (target / 2 = 117187 ticks) and p strictly under
+ * MAX_PROB / 5.  At either edge, with 8.4 accumulated, the packet is
+ * dropped.
+ */
+struct pie_edge_case {
+	const char *name;
+	u32 delay_below_half;	/* ticks under target / 2 */
+	u64 prob_below_fifth;	/* under MAX_PROB / 5 */
+	bool drop;
+};
+
+static const struct pie_edge_case pie_edge_cases[] = {
+	{ "a tick under half the target, p just under 20%", 1, 1, false },
+	{ "the delay at half the target", 0, 1, true },
+	{ "p at 20%", 1, 0, true },
+};
+
+static void pie_edge_case_desc(const struct pie_edge_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_edge, pie_edge_cases, pie_edge_case_desc);
+
+static void pie_early_protection_edges(struct kunit *test)
+{
+	const struct pie_edge_case *c = test->param_value;
+	struct pie_early *e = test->priv;
+
+	e->vars.qdelay = e->params.target / 2 - c->delay_below_half;
+	e->vars.prob = MAX_PROB / 5 - c->prob_below_fifth;
+	e->vars.accu_prob = PROB(84, 10);
+	KUNIT_EXPECT_EQ(test, pie_early(e, PIE_BIG_BACKLOG, 1000), c->drop);
+}
+
 /* Fewer than two MTU-sized packets queued: no early drop. */
 static void pie_early_small_backlog_protects(struct kunit *test)
 {
@@ -674,6 +780,7 @@ static struct kunit_case pie_math_cases[] = {
 	KUNIT_CASE(pie_prob_from_departure_rate),
 	KUNIT_CASE(pie_prob_rearms_burst_allowance),
 	KUNIT_CASE(pie_prob_keeps_burst_spent_after_delay),
+	KUNIT_CASE_PARAM(pie_dequeue_rate_cycle, pie_cycle_gen_params),
 	KUNIT_CASE(pie_prob_large_backlog_delay),
 	KUNIT_CASE(pie_prob_never_exceeds_max),
 	KUNIT_CASE(pie_diff_trajectory),
@@ -693,6 +800,7 @@ static struct kunit_case pie_drop_early_cases[] = {
 	KUNIT_CASE(pie_early_zero_prob_clears_accumulator),
 	KUNIT_CASE(pie_early_burst_allowance_protects),
 	KUNIT_CASE(pie_early_low_delay_low_prob_protects),
+	KUNIT_CASE_PARAM(pie_early_protection_edges, pie_edge_gen_params),
 	KUNIT_CASE(pie_early_small_backlog_protects),
 	KUNIT_CASE(pie_early_bytemode_scales_by_size),
 	KUNIT_CASE(pie_early_zero_mtu_bytemode),
