@@ -259,12 +259,12 @@ static inline struct list_head *trace_probe_probe_list(struct trace_probe *tp)
 	return &tp->event->probes;
 }
 
-/* Does another probe share TP's event? */
+/* Does another probe share TP's event?  TP itself is on the list. */
 static inline bool trace_probe_has_sibling(struct trace_probe *tp)
 {
 	struct list_head *probes = trace_probe_probe_list(tp);
 
-	return !list_empty(probes) && !list_is_singular(probes);
+	return probes->next != probes->prev;
 }
 
 /* trace_remove_event_call() also unregisters the event. */
