@@ -706,44 +706,36 @@ class _Reader:
         return ((prev.kind == IDENT and prev.text not in KEYWORDS) or prev.kind in
                 (NUMBER, STRING, CHAR) or prev.text in (')', ']', '++', '--'))
 
+    def _operand_end(self, k: int, stops: Tuple[str, ...]) -> Tuple[int, bool]:
+        """Scan an operand of ?: from token k, over brackets and nested
+        ?: pairs: the index of the ':' at its own level or of the first
+        token in stops, and whether a ':' ended it."""
+        tokens, n, nest = self.tokens, len(self.tokens), 0
+        while k < n:
+            t = tokens[k].text
+            if t in ('(', '[', '{') and tokens[k].kind == PUNCT:
+                k = self.match[k] + 1
+                continue
+            if t in stops:
+                return k, False
+            if t == '?':
+                nest += 1
+            elif t == ':':
+                if not nest:
+                    return k, True
+                nest -= 1
+            k += 1
+        return k, False
+
     def ternary(self, q: int) -> Optional[Tuple[int, int, int, int]]:
         """The operands of the ?: at q: first and last token of each."""
         tokens, n = self.tokens, len(self.tokens)
         if q + 1 >= n or tokens[q + 1].text == ':':
             return None                 # GNU a ?: b has no middle operand
-        k, nest = q + 1, 0
-        while k < n:
-            t = tokens[k].text
-            if t in ('(', '[', '{') and tokens[k].kind == PUNCT:
-                k = self.match[k] + 1
-                continue
-            if t in (')', ']', '}', ';', ','):
-                return None
-            if t == '?':
-                nest += 1
-            elif t == ':':
-                if not nest:
-                    break
-                nest -= 1
-            k += 1
-        colon = k
-        if colon >= n or colon == q + 1:
+        colon, found = self._operand_end(q + 1, (')', ']', '}', ';', ','))
+        if not found or colon == q + 1:
             return None
-        k, nest = colon + 1, 0
-        while k < n:
-            t = tokens[k].text
-            if t in ('(', '[', '{') and tokens[k].kind == PUNCT:
-                k = self.match[k] + 1
-                continue
-            if t in (')', ']', '}', ';', ',') or t in _ASSIGN:
-                break
-            if t == '?':
-                nest += 1
-            elif t == ':':
-                if not nest:
-                    break
-                nest -= 1
-            k += 1
+        k, _ = self._operand_end(colon + 1, (')', ']', '}', ';', ',', *_ASSIGN))
         if k == colon + 1:
             return None
         return q + 1, colon - 1, colon + 1, k - 1
