@@ -859,15 +859,15 @@ static bool probe_array_storable(const struct fetch_insn *st)
 	}
 }
 
+/* The longest array format: "__data_loc char[][64]". */
+#define MAX_ARRAY_FMT_LEN	32
+
 /*
  * The finished argument is one allocation, at parg->code: the program of
  * N instructions with its FETCH_OP_END, then the strings that point into
  * it, NAME, TEXT and for an array its print format.  One allocation and
  * one kfree() for what would be four: parsing is mostly allocation.
  */
-/* The longest array format: "__data_loc char[][64]". */
-#define MAX_ARRAY_FMT_LEN	32
-
 static int probe_arg_commit(struct probe_arg *parg, const struct fetch_insn *insn, int n,
 			    const char *name, const char *text)
 {
