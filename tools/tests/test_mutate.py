@@ -4,6 +4,7 @@ loop and the tree's restoring on fakes, the report, the command line."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import io
 import os
@@ -241,6 +242,18 @@ class RunTest(unittest.TestCase):
             mutate.clean_run(backend, self.workspace, JUDGES, self.logs)
         with contextlib.redirect_stderr(io.StringIO()):
             mutate.clean_run(FakeBackend(Path(self.tmp.name)), self.workspace, JUDGES, self.logs)
+
+    def test_resume_keeps_only_kills_of_the_same_edit(self) -> None:
+        ms = self.plan.mutants
+        moved = dataclasses.replace(ms[2], offset=ms[2].offset + 1)
+        earlier = [mutate.Result(ms[0], mutate.KILLED), mutate.Result(ms[1], mutate.SURVIVED),
+                   mutate.Result(moved, mutate.KILLED),
+                   mutate.Result(ms[3], mutate.BUILD_KILLED),
+                   mutate.Result(ms[4], mutate.TIMED_OUT)]
+        plans, kept = mutate.resumed([self.plan], earlier)
+        self.assertEqual([r.mutant for r in kept], [ms[0], ms[3]])
+        self.assertEqual(plans[0].mutants, tuple(m for m in ms if m not in (ms[0], ms[3])))
+        self.assertEqual(mutate.resumed([self.plan], []), ([self.plan], []))
 
     def test_sigterm_mid_run_restores(self) -> None:
         backend = FakeBackend(Path(self.tmp.name), interrupt_at=2)

@@ -40,6 +40,7 @@ import re
 import shutil
 import signal
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -364,6 +365,20 @@ def run_mutants(backend: Backend, workspace: Workspace, plans: Sequence[Plan], l
                 workspace.write(plan.path, plan.text)
             done(Result(m, found.verdict, time.monotonic() - start, found.by, found.detail,
                         m.diff(plan.text, prefix)))
+
+
+def resumed(plans: Sequence[Plan], earlier: Sequence[Result]
+            ) -> Tuple[List[Plan], List[Result]]:
+    """For a rerun (tools/mutate run --resume): the plans without the
+    mutants an earlier run killed (killed or build-killed), and those
+    earlier results. A mutant counts as the same only where it is the
+    same edit at the same place; tests are only ever added, so a killed
+    one stays killed, while a survivor or a timeout is judged again."""
+    wanted = {m for p in plans for m in p.mutants}
+    kept = [r for r in earlier if r.verdict in (KILLED, BUILD_KILLED) and r.mutant in wanted]
+    done = {r.mutant for r in kept}
+    return ([dataclasses.replace(p, mutants=tuple(m for m in p.mutants if m not in done))
+             for p in plans], kept)
 
 
 class Interrupted(KeyboardInterrupt):

@@ -20,7 +20,7 @@ KUnit suites): plant one plausible bug at a time and see whether the
 tests notice.
 
 verbs:
-  run [FILE...] [--sample N] [--seed S]
+  run [FILE...] [--sample N] [--seed S] [--resume]
                     the mutants of each FILE (default: every
                     implementation file) on lines the tests reach, or
                     N of them a file picked by seed S; first the tests
@@ -34,7 +34,8 @@ verbs:
                     OUT/report.md with every survivor's diff, OUT/
                     results.json, a log per mutant in OUT/logs/. The
                     fork branch and the checkout are put back at the
-                    end, also after Ctrl-C or SIGTERM.
+                    end, also after Ctrl-C or SIGTERM. --resume keeps
+                    what the last run killed and judges the rest.
   list [FILE...] [--sample N] [--seed S]
                     the mutants run would run, and for each file how
                     many there are, how many no test reaches and what
@@ -111,6 +112,10 @@ def _parser() -> argparse.ArgumentParser:
                               help='make jobs (default: nproc)')
             verb.add_argument('--skip-clean-run', action='store_true',
                               help='do not run the tests on the fork as it is first')
+            verb.add_argument('--resume', action='store_true',
+                              help='keep the mutants OUT/results.json has as killed '
+                                   '(the same edit at the same place) and judge the rest, '
+                                   'survivors again')
     report = verbs.add_parser('report', help='the table and report again')
     report.add_argument('--out', type=Path, default=DEFAULT_OUT,
                         help=f'folder of the results (default: {DEFAULT_OUT})')
@@ -198,14 +203,28 @@ def _write(record: mutate.Record, out: Path) -> None:
     say(f'report: {out / REPORT}; results: {out / RESULTS}')
 
 
+def _earlier(out: Path) -> List[mutate.Result]:
+    """The results of the run in OUT, for --resume."""
+    path = out / RESULTS
+    if not path.is_file():
+        raise ToolError(f'--resume: no {path}: nothing to resume')
+    try:
+        return mutate.Record.from_json(path.read_text()).results
+    except ValueError as err:
+        raise ToolError(f'{path}: {err}') from err
+
+
 def _run(args: argparse.Namespace) -> int:
     overlay = tree.default_overlay()
     files = _prepare(args, overlay)
-    plans = [f.plan for f in files]
+    plans, kept = mutate.resumed([f.plan for f in files],
+                                 _earlier(args.out) if args.resume else [])
+    if kept:
+        say(f'--resume: {len(kept)} mutants killed by the run in {args.out} stay killed')
     record = mutate.Record([p.path for p in plans], args.seed, args.sample,
                            time.strftime('%Y-%m-%d %H:%M'),
                            [mutate.Result(m, mutate.NOT_COVERED)
-                            for f in files for m in f.not_covered])
+                            for f in files for m in f.not_covered] + kept)
     total = sum(len(p.mutants) for p in plans)
     for f in files:
         if f.not_covered:
@@ -225,7 +244,8 @@ def _run(args: argparse.Namespace) -> int:
     backend = mutate.TreeBackend(work, src, version, marked, args.timeout, args.jobs or 0,
                                  runner.FULL_PARAMS if args.full else ())
     logs = args.out / 'logs'
-    shutil.rmtree(logs, ignore_errors=True)
+    if not args.resume:
+        shutil.rmtree(logs, ignore_errors=True)
     say(f'{total} mutants in {len(plans)} files, each built and booted (about 2 minutes '
         f'each, more when it reaches the guest suites); logs in {logs}')
     state = mutate.tree_state(src)
