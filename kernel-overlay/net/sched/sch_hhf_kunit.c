@@ -293,8 +293,9 @@ static void hhf_classify_false_positive_rate(struct kunit *test)
  * 1024 (of 16 bits, in 4-byte units at the default admit_bytes, which
  * every length here is a whole number of), so the same bound gives
  * p <= (13747200 / (131008 * 2048))^4 = 6.9e-6, a mean of at most 4.1
- * over FP_FORK_TRIALS * 10000 = 600000 mice, exceeded past FP_FORK_MAX_PASSED (18) with probability below
- * 1e-6 (the Chernoff bound again).  Stages of 1024 let about
+ * over FP_FORK_TRIALS * 10000 = 600000 mice, exceeded past
+ * FP_FORK_MAX_PASSED (18) with probability below 1e-6 (the Chernoff
+ * bound again).  Stages of 1024 let about
  * (1 - e^(-100/1024))^4 = 7.5e-5 through, a mean of 45, and stay within
  * 18 with probability 4e-6.
  */
