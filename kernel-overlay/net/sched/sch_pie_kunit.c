@@ -17,6 +17,7 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <linux/sizes.h>
 #include <net/pie.h>
 #include <net/sch_generic.h>
 
@@ -757,9 +758,52 @@ static void pie_early_bytemode_scales_by_size(struct kunit *test)
 }
 
 /*
+ * "Fewer than two MTU-sized packets" on other devices: psched_mtu()
+ * (mtu + hard_header_len) is taken between 1 and 2^20 bytes, so a
+ * device reporting 0 spares up to 1 byte queued, and one of 2 MiB
+ * (which a dummy device takes) up to 2 MiB - 1 bytes, as one of 1 MiB.
+ * With 8.3 + 0.3 accumulated, a packet not spared is dropped.
+ */
+struct pie_mtu_case {
+	const char *name;
+	u32 mtu;
+	u32 header;
+	u32 backlog;
+	bool drop;
+};
+
+static const struct pie_mtu_case pie_mtu_cases[] = {
+	{ "MTU 0, a byte queued", 0, 0, 1, false },
+	{ "MTU 0, two bytes queued", 0, 0, 2, true },
+	{ "2 MiB MTU, a byte under 2 MiB", SZ_2M, 14, SZ_2M - 1, false },
+	{ "2 MiB MTU, 2 MiB", SZ_2M, 14, SZ_2M, true },
+};
+
+static void pie_mtu_case_desc(const struct pie_mtu_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pie_mtu, pie_mtu_cases, pie_mtu_case_desc);
+
+static void pie_early_mtu_bounds(struct kunit *test)
+{
+	const struct pie_mtu_case *c = test->param_value;
+	struct pie_early *e = test->priv;
+
+	e->dev->mtu = c->mtu;
+	e->dev->hard_header_len = c->header;
+	e->vars.prob = PROB(3, 10);
+	e->vars.accu_prob = PROB(83, 10);
+	KUNIT_EXPECT_EQ(test, pie_early(e, c->backlog, 1000), c->drop);
+}
+
+/*
  * A device reporting MTU 0 (psched_mtu() = mtu + header = 0) must not
- * make bytemode divide by zero. With the accumulator past 8.5 the packet
- * is dropped whatever the size scaling gives.
+ * make bytemode divide by zero: the MTU counts as 1 byte.  A packet of
+ * 100 bytes is over it and adds the full p, so past 8.5 accumulated it
+ * is dropped; a packet of 0 bytes adds p * 0 / 1 = 0, which empties the
+ * accumulator instead.
  */
 static void pie_early_zero_mtu_bytemode(struct kunit *test)
 {
@@ -771,6 +815,9 @@ static void pie_early_zero_mtu_bytemode(struct kunit *test)
 	e->vars.prob = PROB(1, 2);
 	e->vars.accu_prob = MAX_PROB / 2 * 17;
 	KUNIT_EXPECT_TRUE(test, pie_early(e, PIE_BIG_BACKLOG, 100));
+	e->vars.accu_prob = MAX_PROB / 2 * 17;
+	KUNIT_EXPECT_FALSE(test, pie_early(e, PIE_BIG_BACKLOG, 0));
+	KUNIT_EXPECT_EQ(test, e->vars.accu_prob, 0);
 }
 
 static struct kunit_case pie_math_cases[] = {
@@ -803,6 +850,7 @@ static struct kunit_case pie_drop_early_cases[] = {
 	KUNIT_CASE_PARAM(pie_early_protection_edges, pie_edge_gen_params),
 	KUNIT_CASE(pie_early_small_backlog_protects),
 	KUNIT_CASE(pie_early_bytemode_scales_by_size),
+	KUNIT_CASE_PARAM(pie_early_mtu_bounds, pie_mtu_gen_params),
 	KUNIT_CASE(pie_early_zero_mtu_bytemode),
 	{}
 };
