@@ -346,11 +346,10 @@ static int hhf_filter_alloc(struct hhf_filter *f, u32 now)
 	f->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u16),
 			       GFP_KERNEL);
 	f->fresh = bitmap_zalloc(HHF_STAGES * HHF_COUNTERS, GFP_KERNEL);
+	/* Zeroed, every chain is empty: an hlist_head is its first pointer. */
 	f->table = kvcalloc(HHF_TABLE_SIZE, sizeof(*f->table), GFP_KERNEL);
 	if (!f->counters || !f->fresh || !f->table)
 		return -ENOMEM;
-	for (i = 0; i < HHF_TABLE_SIZE; i++)
-		INIT_HLIST_HEAD(&f->table[i]);
 	for (i = 0; i < HHF_STAGES; i++)
 		f->stage_mul[i] = get_random_u32() | 1;
 	f->unit_shift = hhf_unit_shift(f->admit_bytes);
