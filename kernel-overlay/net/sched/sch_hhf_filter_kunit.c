@@ -279,6 +279,32 @@ static void filter_counters_last_one_period(struct kunit *test)
 }
 
 /*
+ * The first period starts when the filter is allocated, not at time 0:
+ * jiffies start 300 s before their 32-bit wrap (INITIAL_JIFFIES), where
+ * a period taken to start at 0 would not end for five minutes.  Flows
+ * 0x100 and 0x200, apart in every stage, each bring 10000 bytes at the
+ * start: one more byte of the first is heavy at the period's last jiffy,
+ * of the second one jiffy later is not.
+ */
+static void filter_period_starts_at_alloc(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	u32 boot = (u32)INITIAL_JIFFIES;
+	int i;
+
+	hhf_filter_free(f);
+	KUNIT_ASSERT_EQ(test, hhf_filter_alloc(f, boot), 0);
+	memcpy(f->stage_mul, filter_muls, sizeof(filter_muls));
+	KUNIT_ASSERT_TRUE(test, filter_apart(test, 0x100, 0x200));
+	for (i = 0; i < 10; i++) {
+		KUNIT_ASSERT_FALSE(test, filter_heavy(f, 0x100, 1000, boot));
+		KUNIT_ASSERT_FALSE(test, filter_heavy(f, 0x200, 1000, boot));
+	}
+	KUNIT_EXPECT_TRUE(test, filter_heavy(f, 0x100, 1, boot + FILTER_RESET));
+	KUNIT_EXPECT_FALSE(test, filter_heavy(f, 0x200, 1, boot + FILTER_RESET + 1));
+}
+
+/*
  * Eviction: a heavy hitter silent for more than evict_timeout leaves the
  * table when a packet's lookup meets it.  Seen at t, it is still there
  * at t + evict_timeout (and seen again); at t + 2 * evict_timeout + 1
@@ -415,6 +441,7 @@ static struct kunit_case filter_test_cases[] = {
 	KUNIT_CASE(filter_conservative_update),
 	KUNIT_CASE(filter_shields_heavy_hitters),
 	KUNIT_CASE_PARAM(filter_counters_last_one_period, filter_period_gen_params),
+	KUNIT_CASE(filter_period_starts_at_alloc),
 	KUNIT_CASE(filter_evicts_idle),
 	KUNIT_CASE(filter_hh_limit_caps_table),
 	KUNIT_CASE(filter_reset_keeps_totals),
