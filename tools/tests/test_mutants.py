@@ -189,6 +189,7 @@ SKIPS: Dict[str, str] = {
                               '\t[1 + 1] = "b",\n};\n'),
     mutants.SKIP_ASSERTION: body('\tWARN_ON_ONCE(a);\n\tlockdep_assert_held(&l);\n'
                                  '\tmight_sleep();\n'),
+    mutants.SKIP_NO_CODE: body('\tva_end(args);\n'),
 }
 
 

@@ -26,8 +26,9 @@ cannot change what a test sees are not made, each for a stated reason
 message, a type expression (sizeof, typeof, offsetof), an attribute or
 a KUnit hook; in a struct/union/enum definition, an ops table's
 initialiser, a declaration's array size or an initialiser's
-designator; and the deletion of an assertion (WARN_ON, lockdep_assert
-...), which never fires on a correct kernel. What was skipped is kept
+designator; the deletion of an assertion (WARN_ON, lockdep_assert
+...), which never fires on a correct kernel, and of a call gcc makes
+no code for (va_end). What was skipped is kept
 (FileMutants.skipped), by reason.
 
 Each mutant is one contiguous replacement of the text (apply() and
@@ -70,9 +71,10 @@ SKIP_OPS_TABLE = 'ops table'
 SKIP_ARRAY_SIZE = 'array size'
 SKIP_DESIGNATOR = 'designator'
 SKIP_ASSERTION = 'assertion'
+SKIP_NO_CODE = 'no code'
 SKIP_REASONS = (SKIP_COMPILE_TIME, SKIP_METADATA, SKIP_LOG, SKIP_TYPE_EXPR, SKIP_ATTRIBUTE,
                 SKIP_KUNIT, SKIP_TYPE_DEF, SKIP_OPS_TABLE, SKIP_ARRAY_SIZE, SKIP_DESIGNATOR,
-                SKIP_ASSERTION)
+                SKIP_ASSERTION, SKIP_NO_CODE)
 
 # Calls (and call-like macros and keywords) whose arguments are not
 # mutated, by reason: exact names, then name prefixes.
@@ -107,6 +109,8 @@ _ASSERTIONS = frozenset({
     'VM_WARN_ON', 'VM_WARN_ON_ONCE', 'RCU_LOCKDEP_WARN', 'might_sleep', 'might_fault',
     'might_resched', 'cant_sleep', 'cant_migrate'})
 _ASSERTION_PREFIXES = ('lockdep_assert', 'WARN_ON_', 'BUG_ON_')
+# Calls gcc emits no instruction for: deleting one changes no binary.
+_NO_CODE = frozenset({'va_end'})
 # Initialisers of these struct types are tables of callbacks.
 _OPS_TYPE = re.compile(r'(_ops|_operations|_functions|_funcs|^notifier_block)$')
 # Declaration-defining macros that read like calls.
@@ -641,7 +645,8 @@ class _Reader:
             reason = None
         elif texts[-1] == ')' and all(w.kind == IDENT or w.text in ('->', '.', '(', ')', '[', ']', '*')
                                       for w in words):
-            reason = _call_reason(callee) or (SKIP_ASSERTION if _is_assertion(callee) else None)
+            reason = (_call_reason(callee) or (SKIP_ASSERTION if _is_assertion(callee) else None)
+                      or (SKIP_NO_CODE if callee in _NO_CODE else None))
         else:
             return
         self.statements.append((s, k, reason))

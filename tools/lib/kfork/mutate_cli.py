@@ -50,7 +50,8 @@ ternary-swap (the operands of ?:), if-negate (if (!(c))). Never in
 comments, strings or preprocessor lines, nor where no test could see
 the change: compile-time checks, module metadata, log messages, type
 expressions, attributes, KUnit hooks, type definitions, ops tables,
-array sizes, designators, and deleted assertions (WARN_ON, lockdep).
+array sizes, designators, deleted assertions (WARN_ON, lockdep) and
+deleted calls gcc makes no code for (va_end).
 
 verdicts: killed (a test failed or crashed, a checker reported, the
 kernel died), build-killed (it did not build; counted apart), timed-out,
