@@ -190,6 +190,8 @@ SKIPS: Dict[str, str] = {
     mutants.SKIP_ASSERTION: body('\tWARN_ON_ONCE(a);\n\tlockdep_assert_held(&l);\n'
                                  '\tmight_sleep();\n'),
     mutants.SKIP_NO_CODE: body('\tva_end(args);\n'),
+    mutants.SKIP_MODULE_EXIT: ('static void __exit x_exit(void)\n{\n\tunregister_qdisc(&x_ops);\n'
+                               '\tif (a > 1) {\n\t\tb = 2;\n\t}\n}\n'),
 }
 
 

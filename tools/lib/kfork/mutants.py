@@ -28,7 +28,8 @@ a KUnit hook; in a struct/union/enum definition, an ops table's
 initialiser, a declaration's array size or an initialiser's
 designator; the deletion of an assertion (WARN_ON, lockdep_assert
 ...), which never fires on a correct kernel, and of a call gcc makes
-no code for (va_end). What was skipped is kept
+no code for (va_end); and a module's __exit function, which the
+built-in kernels the tests boot discard. What was skipped is kept
 (FileMutants.skipped), by reason.
 
 Each mutant is one contiguous replacement of the text (apply() and
@@ -72,9 +73,10 @@ SKIP_ARRAY_SIZE = 'array size'
 SKIP_DESIGNATOR = 'designator'
 SKIP_ASSERTION = 'assertion'
 SKIP_NO_CODE = 'no code'
+SKIP_MODULE_EXIT = 'module exit'
 SKIP_REASONS = (SKIP_COMPILE_TIME, SKIP_METADATA, SKIP_LOG, SKIP_TYPE_EXPR, SKIP_ATTRIBUTE,
                 SKIP_KUNIT, SKIP_TYPE_DEF, SKIP_OPS_TABLE, SKIP_ARRAY_SIZE, SKIP_DESIGNATOR,
-                SKIP_ASSERTION, SKIP_NO_CODE)
+                SKIP_ASSERTION, SKIP_NO_CODE, SKIP_MODULE_EXIT)
 
 # Calls (and call-like macros and keywords) whose arguments are not
 # mutated, by reason: exact names, then name prefixes.
@@ -477,12 +479,17 @@ class _Reader:
 
     def _function(self, i: int, parent: int, depth: int) -> _Block:
         """The body of the function opening at i, named as the name
-        before its declaration's first parenthesis, and starting there."""
-        for k in range(self._decl_start(i), i):
+        before its declaration's first parenthesis, and starting there.
+        An __exit function is skipped whole: the kernels the tests boot
+        build the file in, and a built-in kernel discards it unrun."""
+        start = self._decl_start(i)
+        reason = SKIP_MODULE_EXIT if any(t.text == '__exit' for t in self.tokens[start:i]) else None
+        for k in range(start, i):
             if self.tokens[k].text == '(' and k and self.tokens[k - 1].kind == IDENT:
                 name = self.tokens[k - 1]
-                return _Block(CODE, parent, depth, name.text, function_line=name.line)
-        return _Block(CODE, parent, depth)
+                return _Block(CODE, parent, depth, name.text, reason=reason,
+                              function_line=name.line)
+        return _Block(CODE, parent, depth, reason=reason)
 
     def _classify(self, i: int, parent: int) -> _Block:
         tokens, depth = self.tokens, self.depth[i]
@@ -492,7 +499,8 @@ class _Reader:
         if prev is None:
             return _Block(TYPE, parent, depth, reason=SKIP_TYPE_DEF)
         if prev.text == '(':
-            return _Block(CODE, parent, depth, self.blocks[parent].function if parent >= 0 else '')
+            return _Block(CODE, parent, depth, self.blocks[parent].function if parent >= 0 else '',
+                          reason=preason)
         if pkind == INIT:
             return _Block(INIT, parent, depth, reason=preason)
         if prev.text == '=':
@@ -512,10 +520,10 @@ class _Reader:
                 return self._function(i, parent, depth)
             o = self.match[i - 1]
             if pkind == CODE and o > 0 and tokens[o - 1].kind == IDENT:
-                return _Block(CODE, parent, depth, self.blocks[parent].function)
+                return _Block(CODE, parent, depth, self.blocks[parent].function, reason=preason)
             return _Block(INIT, parent, depth, reason=preason)   # a compound literal
         if pkind == CODE:
-            return _Block(CODE, parent, depth, self.blocks[parent].function)
+            return _Block(CODE, parent, depth, self.blocks[parent].function, reason=preason)
         return _Block(TYPE, parent, depth, reason=SKIP_TYPE_DEF)
 
     def _classify_blocks(self) -> None:
