@@ -802,26 +802,34 @@ static int compile_number_store(struct probe_prog *prog, const struct fetch_type
 }
 
 /*
- * "b<width>@<offset>/<container>": keep WIDTH bits from bit OFFSET of
- * the container just stored.
+ * A bitfield's width or offset: digits as C writes them (decimal, 0x
+ * hex, 0 octal), as many as given, but no sign and no wrap.
  */
-static int compile_bitfield(struct probe_prog *prog, const char *spec,
+static bool bitfield_number(const char *s, unsigned int *val)
+{
+	return isdigit(*s) && !kstrtouint(s, 0, val);
+}
+
+/*
+ * "b<width>@<offset>/<container>": keep WIDTH bits from bit OFFSET of
+ * the container just stored.  SPEC is the argument's own copy, cut up
+ * here.
+ */
+static int compile_bitfield(struct probe_prog *prog, char *spec,
 			    const struct fetch_type *type, int type_pos)
 {
 	unsigned int bits = type->size * BITS_PER_BYTE;
 	unsigned int width, offset;
 	struct fetch_insn *bf;
-	char num[12];
-	const char *at = strchr(spec, '@'), *slash = strchr(spec, '/');
+	char *at = strchr(spec, '@');
+	char *slash = at ? strchr(at, '/') : NULL;
 
-	if (!at || !slash || slash < at || at - spec - 1 >= sizeof(num) ||
-	    slash - at - 1 >= sizeof(num))
+	if (!slash)
 		goto bad;
-	strscpy(num, spec + 1, at - spec);
-	if (kstrtouint(num, 0, &width) || !width)
-		goto bad;
-	strscpy(num, at + 1, slash - at);
-	if (kstrtouint(num, 0, &offset))
+	*at = '\0';
+	*slash = '\0';
+	if (!bitfield_number(spec + 1, &width) || !width ||
+	    !bitfield_number(at + 1, &offset))
 		goto bad;
 	if (width > bits || offset > bits - width)
 		goto bad;

@@ -128,6 +128,8 @@ static const struct fetch_case fetch_cases[] = {
 	{ "a=+8(%di):b12@20/32", " a=3562" },		/* 0xdea */
 	{ "a=+8(%di):b1@0/32 b=+8(%di):b3@29/32", " a=1 b=6" },
 	{ "a=+8(%di):b32@0/32", " a=3735928559" },
+	/* 13 digits of width 4, offset 4 in hex: as many digits as given */
+	{ "a=+8(%di):b0000000000004@0x000000004/32", " a=14" },
 	/* byte 1 of 0xdeadbeef is 0xbe: bits 1..3 are 0b111 */
 	{ "a=+9(%di):b3@1/8", " a=7" },
 	/* arrays: bytes ef be ad de, and their high nibbles */

@@ -478,6 +478,10 @@ static const struct parse_err_case parse_err_cases[] = {
 	/* the container names a type, and there is no u12 */
 	KPROBE_ERR("p vfs_read %ax:^b4@0/12", "Unknown type is specified"),
 	KPROBE_ERR("p vfs_read %ax:^b65@0/64", "Invalid bitfield"),
+	/* numbers as C writes them: no sign, and 0x needs a hex digit */
+	KPROBE_ERR("p vfs_read %ax:^b+4@0/8", "Invalid bitfield"),
+	KPROBE_ERR("p vfs_read %ax:^b4@+0/8", "Invalid bitfield"),
+	KPROBE_ERR("p vfs_read %ax:^b4@0x/8", "Invalid bitfield"),
 	/* argument names and bodies */
 	KPROBE_ERR("p vfs_read ^" CHARS32 "6=@11", "Argument name is too long"),
 	KPROBE_ERR("p vfs_read ^=@11", "Argument name is not specified"),
