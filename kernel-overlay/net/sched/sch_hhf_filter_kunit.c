@@ -305,6 +305,34 @@ static void filter_period_starts_at_alloc(struct kunit *test)
 }
 
 /*
+ * A filter as hhf_filter_alloc() leaves it, with its own multipliers:
+ * each odd (an even one loses the hash's top bit), and no two alike (two
+ * alike would be one stage counted twice; the chance that random ones
+ * are is 6 in 2^31).  Its unit comes from admit_bytes from the start:
+ * at 131072 it is 4 bytes, and 64-byte packets pass with the 2049th, as
+ * in filter_heavy_exactly_past_admit; counted in bytes, the 16-bit
+ * counters would wrap first.
+ */
+static void filter_alloc_stages_and_unit(struct kunit *test)
+{
+	struct hhf_filter *f = filter_of(test);
+	int i, j;
+
+	/* again, from the zeroes of a new qdisc's private area */
+	hhf_filter_free(f);
+	memset(f->stage_mul, 0, sizeof(f->stage_mul));
+	f->unit_shift = 0;
+	f->admit_bytes = 131072;
+	KUNIT_ASSERT_EQ(test, hhf_filter_alloc(f, FILTER_T0), 0);
+	for (i = 0; i < HHF_STAGES; i++) {
+		KUNIT_EXPECT_TRUE(test, f->stage_mul[i] & 1);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, f->stage_mul[i], f->stage_mul[j]);
+	}
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 1, 64, FILTER_T0, 2049), 2049U);
+}
+
+/*
  * Eviction: a heavy hitter silent for more than evict_timeout leaves the
  * table when a packet's lookup meets it.  Seen at t, it is still there
  * at t + evict_timeout (and seen again); at t + 2 * evict_timeout + 1
@@ -442,6 +470,7 @@ static struct kunit_case filter_test_cases[] = {
 	KUNIT_CASE(filter_shields_heavy_hitters),
 	KUNIT_CASE_PARAM(filter_counters_last_one_period, filter_period_gen_params),
 	KUNIT_CASE(filter_period_starts_at_alloc),
+	KUNIT_CASE(filter_alloc_stages_and_unit),
 	KUNIT_CASE(filter_evicts_idle),
 	KUNIT_CASE(filter_hh_limit_caps_table),
 	KUNIT_CASE(filter_reset_keeps_totals),
