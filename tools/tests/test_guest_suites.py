@@ -322,6 +322,9 @@ class OwnTapTest(unittest.TestCase):
 def phase(**final: int) -> traffic.Phase:
     p = traffic.Phase(4.0, bulk_sent=700, bulk_elapsed=2.0, sparse_sent=40)
     p.final = dict(final)
+    # a root that agrees, counting 3 packets and 7 drops from before
+    p.root_start = {'qlen': 3, 'drops': 7}
+    p.root_final = {'qlen': 3 + final.get('qlen', 0), 'drops': 7 + final.get('drops', 0)}
     return p
 
 
@@ -330,7 +333,22 @@ class TrafficJudgeTest(unittest.TestCase):
         tap = Tap('t')
         traffic.counters_add_up(tap, 'q', phase(packets=500, drops=200, qlen=40))
         traffic.counters_add_up(tap, 'q', phase(packets=500, drops=200, qlen=39))
-        self.assertEqual([ok for ok, _, _ in tap.cases], [True, False])
+        # each call: packets in = out, then the root (which agrees)
+        self.assertEqual([ok for ok, _, _ in tap.cases], [True, True, False, True])
+
+    def test_root_agrees(self) -> None:
+        tap = Tap('t')
+        traffic.root_agrees(tap, 'q', phase(drops=200, qlen=40))
+        leaked = phase(drops=200, qlen=0)
+        leaked.root_final['qlen'] = 1           # a drop not taken off the root
+        traffic.root_agrees(tap, 'q', leaked)
+        uncounted = phase(drops=200, qlen=0)
+        uncounted.root_final['drops'] -= 1
+        traffic.root_agrees(tap, 'q', uncounted)
+        wrapped = phase(drops=0, qlen=0)
+        wrapped.root_final['qlen'] = 2           # one taken off too many
+        traffic.root_agrees(tap, 'q', wrapped)
+        self.assertEqual([ok for ok, _, _ in tap.cases], [True, False, False, False])
 
     def test_overload_precondition(self) -> None:
         tap = Tap('t')

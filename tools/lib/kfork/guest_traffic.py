@@ -8,7 +8,9 @@ leaf. One process drives everything, each thread in its namespace
 request/response flow, an echo server, and a sampler dumping the leaf's
 statistics over rtnetlink every SAMPLE_EVERY. What each algorithm
 promises is checked from its own statistics, and every packet is
-accounted for, by `tc -s -j` at the end. Prints TAP.
+accounted for, by `tc -s -j` at the end, in the leaf and in HTB's root
+above it. Last, each leaf's queue is cut by a lowered limit on a
+stalled link, which the root must follow. Prints TAP.
 
 The guest has one TCG CPU and a debug kernel, so the link is slow (2
 Mbit/s, 173 packets/s) and every target is set against that rate.
@@ -65,6 +67,10 @@ SAMPLE_EVERY = 0.05
 # tokens stop at its burst), so the offered rate leaves such gaps out.
 BULK_MAX_LAG = 0.1
 DRAIN_BITS = 10_000_000_000
+# check_trim's link, at which nothing but a first burst leaves, and how
+# many packets it queues before trimming to one.
+STALL_BITS = 8
+TRIM_FILL = 20
 SO_TIMESTAMPNS = 35                   # = SCM_TIMESTAMPNS, asm-generic/socket.h
 TIMESPEC = struct.Struct('=qq')       # struct timespec on x86-64
 HHF_ADMIT = 20000                     # bytes per 40 ms reset period
@@ -142,11 +148,20 @@ def set_leaf(*qdisc: str) -> None:
        *qdisc)
 
 
-def leaf_stats() -> Dict[str, Any]:
+def qdisc_stats(where: str, value: Any) -> Dict[str, Any]:
+    """tc -s -j's entry for the qdisc whose WHERE key is VALUE."""
     for q in json.loads(sh('tc', '-n', SND, '-s', '-j', 'qdisc', 'show', 'dev', 'v-snd')):
-        if q.get('parent') == '1:1':
+        if q.get(where) == value:
             return dict(q)
-    raise RuntimeError('no leaf qdisc under 1:1')
+    raise RuntimeError(f'no qdisc with {where} {value}')
+
+
+def leaf_stats() -> Dict[str, Any]:
+    return qdisc_stats('parent', '1:1')
+
+
+def root_stats() -> Dict[str, Any]:
+    return qdisc_stats('root', True)
 
 
 def drained_stats() -> Dict[str, Any]:
@@ -193,6 +208,9 @@ class Phase:
     # measured flows: per flow, (arrival since start, one-way delay)
     delays: Dict[int, List[Tuple[float, float]]] = field(default_factory=dict)
     final: Dict[str, Any] = field(default_factory=dict)
+    # The HTB root's counters before the flows and once the leaf drained.
+    root_start: Dict[str, Any] = field(default_factory=dict)
+    root_final: Dict[str, Any] = field(default_factory=dict)
     errors: List[str] = field(default_factory=list)
     # Open until the final counters are read: a late echo reply to a
     # closed socket would make the sender answer with an ICMP port
@@ -228,7 +246,7 @@ def _thread(phase: Phase, ns: str, body: Callable[[], None]) -> threading.Thread
 
 
 def run_phase(seconds: float, flows: Flows) -> Phase:
-    phase = Phase(seconds)
+    phase = Phase(seconds, root_start=root_stats())
     stop = threading.Event()
     ready = threading.Event()
     receiving = threading.Event()
@@ -340,6 +358,7 @@ def run_phase(seconds: float, flows: Flows) -> Phase:
     for t in threads:
         t.join()
     phase.final = drained_stats()
+    phase.root_final = root_stats()
     for s in phase.sockets:
         s.close()
     return phase
@@ -354,6 +373,21 @@ def counters_add_up(tap: Tap, name: str, phase: Phase) -> None:
     tap.check(arrived == accounted, f'{name}: packets in = sent + dropped + queued',
               f'in {arrived} (bulk {phase.bulk_sent}, sparse {phase.sparse_sent}); '
               f'sent {q["packets"]} dropped {q["drops"]} queued {q["qlen"]}')
+    root_agrees(tap, name, phase)
+
+
+def root_agrees(tap: Tap, name: str, phase: Phase) -> None:
+    """A leaf that drops a packet other than the one it was handed, and
+    says it took that one, must take the drop off its parents' counts
+    (qdisc_tree_reduce_backlog()): else HTB's root keeps a packet the
+    leaf no longer has. The root's counts are taken as they changed in
+    the phase, so that one phase's error does not fail the next."""
+    q, root, start = phase.final, phase.root_final, phase.root_start
+    queued, dropped = root['qlen'] - start['qlen'], root['drops'] - start['drops']
+    tap.check(queued == q['qlen'] and dropped == q['drops'],
+              f'{name}: the HTB root counts what its leaf queued and dropped',
+              f'root queued {queued}, dropped {dropped}; '
+              f'leaf queued {q["qlen"]}, dropped {q["drops"]}')
 
 
 def overloaded(tap: Tap, name: str, phase: Phase, least: float = 1.3) -> bool:
@@ -441,6 +475,47 @@ def check_hhf(tap: Tap, phase: Phase) -> None:
     tap.check(q['drop_overlimit'] == q['drops'], 'hhf: drop_overlimit = qdisc drops',
               f'{q["drop_overlimit"]} vs {q["drops"]}')
     counters_add_up(tap, 'hhf', phase)
+
+
+def fill_leaf(packets: int) -> None:
+    """PACKETS bulk-sized datagrams from the sender, into the leaf."""
+    phase = Phase(0.0)
+
+    def fill() -> None:
+        s = phase.udp()
+        for _ in range(packets):
+            s.sendto(bytes(PAYLOAD), (SINK_IP, SINK_PORT))
+
+    t = _thread(phase, SND, fill)
+    t.start()
+    t.join()
+    for s in phase.sockets:
+        s.close()
+    if phase.errors:
+        raise RuntimeError('; '.join(phase.errors))
+
+
+def check_trim(tap: Tap, kind: str) -> None:
+    """A lowered limit drops packets from a full queue at once, and the
+    HTB root above, which counted them in, must lose them too
+    (qdisc_tree_reduce_backlog(), by packets and by bytes). The link
+    stalled, nothing leaves meanwhile: the root holds exactly what its
+    leaf holds."""
+    set_leaf(kind)
+    set_rate(STALL_BITS)
+    fill_leaf(TRIM_FILL)
+    leaf0, root0 = leaf_stats(), root_stats()
+    sh('tc', '-n', SND, 'qdisc', 'change', 'dev', 'v-snd', 'parent', '1:1', 'handle', '10:',
+       kind, 'limit', '1')
+    leaf, root = leaf_stats(), root_stats()
+    trimmed = (leaf0['qlen'] - leaf['qlen'], leaf0['backlog'] - leaf['backlog'])
+    followed = (root0['qlen'] - root['qlen'], root0['backlog'] - root['backlog'])
+    tap.check(leaf0['qlen'] > 1 and leaf['qlen'] == 1 and followed == trimmed,
+              f'{kind}: limit 1 trims the queue, and the HTB root by as much',
+              f'leaf queued {leaf0["qlen"]} packets, then {leaf["qlen"]}: '
+              f'{trimmed[0]} packets, {trimmed[1]} bytes trimmed; the root lost '
+              f'{followed[0]} packets, {followed[1]} bytes')
+    set_rate(DRAIN_BITS)
 
 
 def median_near_target(tap: Tap, name: str, what: str, values: List[float],
@@ -564,6 +639,8 @@ def run() -> Tap:
     check_fq_pie(tap, run_phase(PIE_SECONDS, Flows(bulk=2, measured=True)))
     set_leaf('hhf', 'admit_bytes', str(HHF_ADMIT))
     check_hhf(tap, run_phase(8, Flows()))
+    for kind in ('pie', 'hhf'):
+        check_trim(tap, kind)
     return tap
 
 
