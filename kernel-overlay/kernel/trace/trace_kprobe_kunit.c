@@ -98,7 +98,7 @@ static void enable(struct kunit *test, bool on)
 
 static void clear_trace(struct kunit *test)
 {
-	probe_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
+	kfork_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
 }
 
 /* The records of kf in the instance's trace, each from " kf: (" to its line's end. */
@@ -971,7 +971,9 @@ static void kprobe_local_alloc_failures(struct kunit *test)
  */
 static void kprobe_no_leaks(struct kunit *test)
 {
-	probe_test_expect_no_leaks(test, probe_test_kmemleak_begin(test));
+	struct kfork_test_fs *fs = probe_test_fs(test);
+
+	kfork_test_expect_no_leaks(test, fs, kfork_test_kmemleak_begin(test, fs));
 }
 
 static int kprobe_test_init(struct kunit *test)

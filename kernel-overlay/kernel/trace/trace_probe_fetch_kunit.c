@@ -244,7 +244,7 @@ static void fetch_env_init(struct kunit *test, struct fetch_env *env)
 	env->second = (struct probe_fetch_obj) { .word = 42, .next = &env->first };
 
 	/* the user buffer: the test's own mapping, past the tracefs buffer */
-	env->ubuf = probe_test_fs(test)->ubuf + PROBE_TEST_BUF_SIZE - PAGE_SIZE;
+	env->ubuf = probe_test_fs(test)->ubuf + KFORK_TEST_BUF_SIZE - PAGE_SIZE;
 	KUNIT_ASSERT_EQ(test, copy_to_user(env->ubuf, user, sizeof(user)), 0);
 	/* at +16 two pointers, to "ab" at +32 and "cd" at +35 */
 	ptrs[0] = env->ubuf + 32;
@@ -276,7 +276,7 @@ static void fire(struct kunit *test, const char *args, struct fetch_env *env)
 
 	KUNIT_ASSERT_EQ_MSG(test, probe_test_write(test, "kprobe_events", cmd),
 			    (ssize_t)strlen(cmd), "%s", cmd);
-	probe_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
+	kfork_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
 	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(fetch_instance, "kfork", "kf", true), 0);
 	probe_fetch_call(&env->first, -2, (unsigned long)env->ubuf, 7);
 	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(fetch_instance, "kfork", "kf", false), 0);

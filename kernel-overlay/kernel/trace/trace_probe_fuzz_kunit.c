@@ -366,7 +366,7 @@ static bool fire_event(struct kunit *test, struct fire_run *fr, int kind,
 
 	if (probe_test_write(test, "kprobe_events", cmd) < 0)
 		return false;
-	probe_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
+	kfork_test_close(probe_test_open(test, PROBE_TEST_TRACE, O_WRONLY | O_TRUNC));
 	KUNIT_ASSERT_EQ(test, trace_array_set_clr_event(fire_instance, "kfork", "fz", true), 0);
 	fuzz_call(fr->obj, (long)fr->obj->user, 0x1000, -1);
 	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(fire_instance, "kfork", "fz", false), 0);
@@ -443,7 +443,7 @@ static bool fire_skipped(const char *arg)
  */
 static struct fuzz_obj *fire_object(struct kunit *test)
 {
-	char __user *user = probe_test_fs(test)->ubuf + PROBE_TEST_BUF_SIZE - PAGE_SIZE;
+	char __user *user = probe_test_fs(test)->ubuf + KFORK_TEST_BUF_SIZE - PAGE_SIZE;
 	struct fuzz_obj *obj = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, obj);
@@ -521,10 +521,10 @@ static void fuzz_no_leaks(struct kunit *test)
 	struct vfsmount *debugfs;
 
 	KUNIT_ASSERT_NOT_NULL(test, fr);
-	debugfs = probe_test_kmemleak_begin(test);
+	debugfs = kfork_test_kmemleak_begin(test, probe_test_fs(test));
 	fuzz_parse_run(test, 0, fuzz_run_length(false), &tally);
 	fire_strings(test, 0, fuzz_run_length(false), fr);
-	probe_test_expect_no_leaks(test, debugfs);
+	kfork_test_expect_no_leaks(test, probe_test_fs(test), debugfs);
 }
 
 static int fuzz_test_init(struct kunit *test)

@@ -1,35 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the fork's probe-event KUnit suites share: a tracefs client
- * inside the kernel.  A suite writes commands to kprobe_events and
- * uprobe_events and reads error_log and the events' format files
- * through the file operations a shell uses, so it checks what
- * userspace sees and runs unchanged against the fork's probe core and
- * the distro's.
- *
- * Those file operations copy from and to user memory, so the test's
- * kthread borrows an address space with one buffer mapped in it.  The
- * kthread's exit releases the address space, also when an assertion
- * ends the test early.
+ * inside the kernel (kunit/kfork_fs_kunit.h).  A suite writes commands
+ * to kprobe_events and uprobe_events and reads error_log and the
+ * events' format files through the file operations a shell uses, so
+ * it checks what userspace sees and runs unchanged against the fork's
+ * probe core and the distro's.
  */
 #ifndef _KERNEL_TRACE_PROBE_KUNIT_H
 #define _KERNEL_TRACE_PROBE_KUNIT_H
 
+#include <kunit/kfork_fs_kunit.h>
 #include <kunit/test.h>
-#include <linux/delay.h>
-#include <linux/file.h>
-#include <linux/fs.h>
-#include <linux/kthread.h>
-#include <linux/mm.h>
-#include <linux/mman.h>
-#include <linux/mount.h>
-#include <linux/namei.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/signal.h>
 #include <linux/trace.h>
-#include <linux/uaccess.h>
-
-#define PROBE_TEST_BUF_SIZE	(32 * 1024)
 
 /*
  * A function of this name in each suite that includes this file: a
@@ -47,13 +30,7 @@ static noinline __used int probe_test_twin(int x)
  */
 extern struct mutex dyn_event_ops_mutex;
 
-struct probe_test_fs {
-	struct vfsmount *mnt;
-	char __user *ubuf;	/* PROBE_TEST_BUF_SIZE bytes of user memory */
-	char *buf;		/* the file read last, NUL-terminated */
-};
-
-static inline struct probe_test_fs *probe_test_fs(struct kunit *test)
+static inline struct kfork_test_fs *probe_test_fs(struct kunit *test)
 {
 	return test->priv;
 }
@@ -76,50 +53,14 @@ static inline __printf(2, 3) char *probe_test_printf(struct kunit *test, const c
 	return str;
 }
 
-/* An empty user address space for this kthread, as a new process has. */
-static inline int probe_test_use_mm(void)
-{
-	struct mm_struct *mm;
-
-	if (current->mm)
-		return 0;
-	mm = mm_alloc();
-	if (!mm)
-		return -ENOMEM;
-	mm->task_size = TASK_SIZE;
-	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
-	kthread_use_mm(mm);
-	return 0;
-}
-
-/* A private mount of FSTYPE ("tracefs", "debugfs"), as mount(8) makes. */
-static inline struct vfsmount *probe_test_mount(const char *fstype)
-{
-	struct file_system_type *type = get_fs_type(fstype);
-	struct vfsmount *mnt;
-
-	if (!type)
-		return ERR_PTR(-ENODEV);
-	mnt = vfs_kern_mount(type, 0, fstype, NULL);
-	put_filesystem(type);
-	return mnt;
-}
-
 /* For a suite's init: tracefs, and the buffers to talk to it through. */
 static inline int probe_test_fs_init(struct kunit *test)
 {
-	struct probe_test_fs *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
-	unsigned long addr;
+	struct kfork_test_fs *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, fs);
-	fs->buf = kunit_kzalloc(test, PROBE_TEST_BUF_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, fs->buf);
-	KUNIT_ASSERT_EQ(test, probe_test_use_mm(), 0);
-	addr = vm_mmap(NULL, 0, PROBE_TEST_BUF_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr), "vm_mmap: %ld", (long)addr);
-	fs->ubuf = (char __user *)addr;
-	fs->mnt = probe_test_mount("tracefs");
+	kfork_test_fs_buffers(test, fs);
+	fs->mnt = kfork_test_mount("tracefs");
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fs->mnt), "mount tracefs: %ld",
 			       PTR_ERR(fs->mnt));
 	test->priv = fs;
@@ -128,122 +69,34 @@ static inline int probe_test_fs_init(struct kunit *test)
 
 static inline void probe_test_fs_exit(struct kunit *test)
 {
-	struct probe_test_fs *fs = probe_test_fs(test);
+	struct kfork_test_fs *fs = probe_test_fs(test);
 
 	if (fs && !IS_ERR_OR_NULL(fs->mnt))
 		mntput(fs->mnt);
-}
-
-/* Open PATH of the file system mounted at MNT. */
-static inline struct file *probe_test_open_at(struct kunit *test, struct vfsmount *mnt,
-					      const char *path, int flags)
-{
-	struct file *file = file_open_root_mnt(mnt, path, flags, 0);
-
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", path, PTR_ERR(file));
-	return file;
 }
 
 /* Open PATH of tracefs. */
 static inline struct file *probe_test_open(struct kunit *test, const char *path,
 					   int flags)
 {
-	return probe_test_open_at(test, probe_test_fs(test)->mnt, path, flags);
+	return kfork_test_open_at(test, probe_test_fs(test)->mnt, path, flags);
 }
 
-/* Close now, not from a delayed work: the next command sees its effect. */
-static inline void probe_test_close(struct file *file)
-{
-	__fput_sync(file);
-}
-
-/*
- * Write TEXT to the file PATH of MNT in one write(2), as echo >> does.
- * Returns what write returned: the length, or the command's error.
- */
-static inline ssize_t probe_test_write_at(struct kunit *test, struct vfsmount *mnt,
-					  const char *path, const char *text)
-{
-	struct probe_test_fs *fs = probe_test_fs(test);
-	size_t len = strlen(text);
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t ret;
-
-	KUNIT_ASSERT_LT(test, len, (size_t)PROBE_TEST_BUF_SIZE);
-	KUNIT_ASSERT_EQ(test, copy_to_user(fs->ubuf, text, len), 0);
-	file = probe_test_open_at(test, mnt, path, O_WRONLY | O_APPEND);
-	ret = vfs_write(file, fs->ubuf, len, &pos);
-	probe_test_close(file);
-	return ret;
-}
-
+/* Write TEXT to the tracefs file PATH in one write(2), as echo >> does. */
 static inline ssize_t probe_test_write(struct kunit *test, const char *path,
 				       const char *text)
 {
-	return probe_test_write_at(test, probe_test_fs(test)->mnt, path, text);
+	struct kfork_test_fs *fs = probe_test_fs(test);
+
+	return kfork_test_write_at(test, fs, fs->mnt, path, text);
 }
 
-/* Read the whole file PATH of MNT into fs->buf; returns its length. */
-static inline size_t probe_test_read_at(struct kunit *test, struct vfsmount *mnt,
-					const char *path)
-{
-	struct probe_test_fs *fs = probe_test_fs(test);
-	struct file *file = probe_test_open_at(test, mnt, path, O_RDONLY);
-	size_t len = 0;
-	loff_t pos = 0;
-	ssize_t got;
-
-	do {
-		got = vfs_read(file, fs->ubuf + len, PROBE_TEST_BUF_SIZE - 1 - len, &pos);
-		if (got > 0)
-			len += got;
-	} while (got > 0 && len < PROBE_TEST_BUF_SIZE - 1);
-	probe_test_close(file);
-	KUNIT_ASSERT_GE_MSG(test, got, 0, "read %s", path);
-	KUNIT_ASSERT_LT_MSG(test, len, (size_t)PROBE_TEST_BUF_SIZE - 1,
-			    "%s does not fit the test's buffer", path);
-	KUNIT_ASSERT_EQ(test, copy_from_user(fs->buf, fs->ubuf, len), 0);
-	fs->buf[len] = '\0';
-	return len;
-}
-
+/* Read the whole tracefs file PATH into fs->buf; returns its length. */
 static inline size_t probe_test_read(struct kunit *test, const char *path)
 {
-	return probe_test_read_at(test, probe_test_fs(test)->mnt, path);
-}
+	struct kfork_test_fs *fs = probe_test_fs(test);
 
-/*
- * debugfs, for a case that looks for leaks: skipped in a boot without
- * kmemleak (tools/kunit run --kmemleak), where writing "stack=on" (its
- * default) is refused with EPERM.
- */
-static inline struct vfsmount *probe_test_kmemleak_begin(struct kunit *test)
-{
-	struct vfsmount *debugfs = probe_test_mount("debugfs");
-
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	if (probe_test_write_at(test, debugfs, "kmemleak", "stack=on") < 0) {
-		mntput(debugfs);
-		kunit_skip(test, "kmemleak is off in this boot (tools/kunit run --kmemleak)");
-	}
-	return debugfs;
-}
-
-/*
- * kmemleak finds no object that nothing points to, of all this boot
- * allocated so far.  It reports an object only once it is
- * MSECS_MIN_AGE (5 s) old, hence the wait.
- */
-static inline void probe_test_expect_no_leaks(struct kunit *test, struct vfsmount *debugfs)
-{
-	size_t len;
-
-	msleep(6000);
-	KUNIT_EXPECT_GT(test, probe_test_write_at(test, debugfs, "kmemleak", "scan"), (ssize_t)0);
-	len = probe_test_read_at(test, debugfs, "kmemleak");
-	mntput(debugfs);
-	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", probe_test_fs(test)->buf);
+	return kfork_test_read_at(test, fs, fs->mnt, path);
 }
 
 /* Slab allocations can be made to fail, and the knobs are in debugfs. */
@@ -263,12 +116,13 @@ static inline void probe_test_expect_no_leaks(struct kunit *test, struct vfsmoun
  */
 static inline void probe_test_failslab(struct kunit *test, bool on)
 {
-	struct vfsmount *debugfs = probe_test_mount("debugfs");
+	struct kfork_test_fs *fs = probe_test_fs(test);
+	struct vfsmount *debugfs = kfork_test_mount("debugfs");
 
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/ignore-gfp-wait",
+	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/ignore-gfp-wait",
 						  on ? "N" : "Y"), 1);
-	KUNIT_EXPECT_EQ(test, probe_test_write_at(test, debugfs, "failslab/verbose",
+	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/verbose",
 						  on ? "0" : "2"), 1);
 	mntput(debugfs);
 }
@@ -313,7 +167,7 @@ static inline void probe_test_alloc_sweep_desc(const struct probe_test_sweep_cas
 static inline ssize_t probe_test_write_failing(struct kunit *test, const char *path,
 					       const char *cmd, unsigned int nth, bool *injected)
 {
-	struct probe_test_fs *fs = probe_test_fs(test);
+	struct kfork_test_fs *fs = probe_test_fs(test);
 	struct file *file;
 	loff_t pos = 0;
 	ssize_t ret;
@@ -323,7 +177,7 @@ static inline ssize_t probe_test_write_failing(struct kunit *test, const char *p
 	probe_test_fail_nth(nth);
 	ret = vfs_write(file, fs->ubuf, strlen(cmd), &pos);
 	*injected = probe_test_fail_nth_end();
-	probe_test_close(file);
+	kfork_test_close(file);
 	return ret;
 }
 
@@ -379,7 +233,7 @@ static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe
 /* Empty error_log, as "echo > error_log" does. */
 static inline void probe_test_clear_errors(struct kunit *test)
 {
-	probe_test_close(probe_test_open(test, "error_log", O_WRONLY | O_TRUNC));
+	kfork_test_close(probe_test_open(test, "error_log", O_WRONLY | O_TRUNC));
 }
 
 /* What the error_log shows of one error: its text, command and caret. */

@@ -574,7 +574,7 @@ static void expect_parse_error(struct kunit *test, const char *file, const char 
 	probe_test_clear_errors(test);
 	ret = probe_test_write(test, file, cmd);
 	if (ret >= 0) {
-		probe_test_close(probe_test_open(test, file, O_WRONLY | O_TRUNC));
+		kfork_test_close(probe_test_open(test, file, O_WRONLY | O_TRUNC));
 		KUNIT_FAIL(test, "accepted: %s", cmd);
 		return;
 	}

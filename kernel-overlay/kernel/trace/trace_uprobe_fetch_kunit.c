@@ -673,7 +673,7 @@ static int fetch_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, env->buf);
 	KUNIT_ASSERT_NOT_NULL(test, env->fast);
 	KUNIT_ASSERT_EQ(test, trace_probe_init(&env->tu->tp, "fetch", "kfork", false), 0);
-	KUNIT_ASSERT_EQ(test, probe_test_use_mm(), 0);
+	KUNIT_ASSERT_EQ(test, kfork_test_use_mm(), 0);
 	addr = vm_mmap(NULL, 0, FETCH_MAPPED + PAGE_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A file client for the fork's KUnit suites: they write and read files
+ * of tracefs and debugfs through the file operations a shell uses, so
+ * they check what userspace sees.
+ *
+ * Those file operations copy from and to user memory, so the test's
+ * kthread borrows an address space with one buffer mapped in it.  The
+ * kthread's exit releases the address space, also when an assertion
+ * ends the test early.
+ */
+#ifndef _KUNIT_KFORK_FS_KUNIT_H
+#define _KUNIT_KFORK_FS_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#define KFORK_TEST_BUF_SIZE	(32 * 1024)
+
+struct kfork_test_fs {
+	struct vfsmount *mnt;	/* the suite's own file system, if any */
+	char __user *ubuf;	/* KFORK_TEST_BUF_SIZE bytes of user memory */
+	char *buf;		/* the file read last, NUL-terminated */
+};
+
+/* An empty user address space for this kthread, as a new process has. */
+static inline int kfork_test_use_mm(void)
+{
+	struct mm_struct *mm;
+
+	if (current->mm)
+		return 0;
+	mm = mm_alloc();
+	if (!mm)
+		return -ENOMEM;
+	mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(mm);
+	return 0;
+}
+
+/* A private mount of FSTYPE ("tracefs", "debugfs"), as mount(8) makes. */
+static inline struct vfsmount *kfork_test_mount(const char *fstype)
+{
+	struct file_system_type *type = get_fs_type(fstype);
+	struct vfsmount *mnt;
+
+	if (!type)
+		return ERR_PTR(-ENODEV);
+	mnt = vfs_kern_mount(type, 0, fstype, NULL);
+	put_filesystem(type);
+	return mnt;
+}
+
+/* The buffers of FS, freed with the test; FS->mnt is left to the caller. */
+static inline void kfork_test_fs_buffers(struct kunit *test, struct kfork_test_fs *fs)
+{
+	unsigned long addr;
+
+	fs->buf = kunit_kzalloc(test, KFORK_TEST_BUF_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fs->buf);
+	KUNIT_ASSERT_EQ(test, kfork_test_use_mm(), 0);
+	addr = vm_mmap(NULL, 0, KFORK_TEST_BUF_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(addr), "vm_mmap: %ld", (long)addr);
+	fs->ubuf = (char __user *)addr;
+}
+
+/* Open PATH of the file system mounted at MNT. */
+static inline struct file *kfork_test_open_at(struct kunit *test, struct vfsmount *mnt,
+					      const char *path, int flags)
+{
+	struct file *file = file_open_root_mnt(mnt, path, flags, 0);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(file), "open %s: %ld", path, PTR_ERR(file));
+	return file;
+}
+
+/* Close now, not from a delayed work: the next command sees its effect. */
+static inline void kfork_test_close(struct file *file)
+{
+	__fput_sync(file);
+}
+
+/*
+ * Write TEXT to the file PATH of MNT in one write(2), as echo >> does.
+ * Returns what write returned: the length, or the command's error.
+ */
+static inline ssize_t kfork_test_write_at(struct kunit *test, struct kfork_test_fs *fs,
+					  struct vfsmount *mnt, const char *path,
+					  const char *text)
+{
+	size_t len = strlen(text);
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	KUNIT_ASSERT_LT(test, len, (size_t)KFORK_TEST_BUF_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user(fs->ubuf, text, len), 0);
+	file = kfork_test_open_at(test, mnt, path, O_WRONLY | O_APPEND);
+	ret = vfs_write(file, fs->ubuf, len, &pos);
+	kfork_test_close(file);
+	return ret;
+}
+
+/* Read the whole file PATH of MNT into fs->buf; returns its length. */
+static inline size_t kfork_test_read_at(struct kunit *test, struct kfork_test_fs *fs,
+					struct vfsmount *mnt, const char *path)
+{
+	struct file *file = kfork_test_open_at(test, mnt, path, O_RDONLY);
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t got;
+
+	do {
+		got = vfs_read(file, fs->ubuf + len, KFORK_TEST_BUF_SIZE - 1 - len, &pos);
+		if (got > 0)
+			len += got;
+	} while (got > 0 && len < KFORK_TEST_BUF_SIZE - 1);
+	kfork_test_close(file);
+	KUNIT_ASSERT_GE_MSG(test, got, 0, "read %s", path);
+	KUNIT_ASSERT_LT_MSG(test, len, (size_t)KFORK_TEST_BUF_SIZE - 1,
+			    "%s does not fit the test's buffer", path);
+	KUNIT_ASSERT_EQ(test, copy_from_user(fs->buf, fs->ubuf, len), 0);
+	fs->buf[len] = '\0';
+	return len;
+}
+
+/*
+ * debugfs, for a case that looks for leaks: skipped in a boot without
+ * kmemleak (tools/kunit run --kmemleak), where writing "stack=on" (its
+ * default) is refused with EPERM.
+ */
+static inline struct vfsmount *kfork_test_kmemleak_begin(struct kunit *test,
+							 struct kfork_test_fs *fs)
+{
+	struct vfsmount *debugfs = kfork_test_mount("debugfs");
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
+	if (kfork_test_write_at(test, fs, debugfs, "kmemleak", "stack=on") < 0) {
+		mntput(debugfs);
+		kunit_skip(test, "kmemleak is off in this boot (tools/kunit run --kmemleak)");
+	}
+	return debugfs;
+}
+
+/*
+ * kmemleak finds no object that nothing points to, of all this boot
+ * allocated so far.  It reports an object only once it is
+ * MSECS_MIN_AGE (5 s) old, hence the wait.
+ */
+static inline void kfork_test_expect_no_leaks(struct kunit *test, struct kfork_test_fs *fs,
+					      struct vfsmount *debugfs)
+{
+	size_t len;
+
+	msleep(6000);
+	KUNIT_EXPECT_GT(test, kfork_test_write_at(test, fs, debugfs, "kmemleak", "scan"),
+			(ssize_t)0);
+	len = kfork_test_read_at(test, fs, debugfs, "kmemleak");
+	mntput(debugfs);
+	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", fs->buf);
+}
+
+#endif /* _KUNIT_KFORK_FS_KUNIT_H */
