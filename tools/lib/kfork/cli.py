@@ -25,9 +25,9 @@ verbs:
                     the same suites and patches on the distro's own
                     implementation files
   run --kmemleak [GLOB]
-                    boot with kmemleak on: probe_fuzz then scans for
-                    what the parser leaked (the other suites do not
-                    scan, and skip nothing without it)
+                    boot with kmemleak on: probe_fuzz, kprobe_events,
+                    hhf_filter and hhf_qdisc then scan for what they
+                    leaked (their leak cases skip without it)
   run --full [GLOB]
                     the suites at full size (make check: compare
                     --full): probe_fuzz parses all 100,000 strings and
@@ -80,7 +80,8 @@ def _parser() -> argparse.ArgumentParser:
                        'suites take about a minute on 2 TCG cores, six with --full)')
         p.add_argument('--kmemleak', action='store_true',
                        help='boot with kmemleak on, for suites that scan for leaks '
-                            '(probe_fuzz); five seconds slower to boot')
+                            '(probe_fuzz, kprobe_events, hhf_filter, hhf_qdisc); five '
+                            'seconds slower to boot')
         p.add_argument('--full', action='store_true',
                        help='the suites at full size (make check): the fuzz whole, not '
                             'a fiftieth, probe_parse\'s rules on every probe kind, '

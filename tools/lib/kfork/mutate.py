@@ -106,8 +106,8 @@ _PROBE_GUESTS = ('kprobe', 'uprobe', 'ftrace')
 JUDGES: Mapping[str, Judges] = {
     'net/sched/sch_pie.c': Judges((KunitRun('pie_math*'), KunitRun('*pie_qdisc')),
                                   _QDISC_GUESTS),
-    'net/sched/sch_hhf.c': Judges((KunitRun('hhf_filter'), KunitRun('hhf_[cq]*')),
-                                  _QDISC_GUESTS),
+    'net/sched/sch_hhf.c': Judges((KunitRun('hhf_filter', kmemleak=True),
+                                   KunitRun('hhf_[cq]*', kmemleak=True)), _QDISC_GUESTS),
     'kernel/trace/trace_probe.c': Judges(
         (KunitRun('probe_[cp]*'), KunitRun('probe_f*'), KunitRun('[ku]probe_*', kmemleak=True)),
         _PROBE_GUESTS),
