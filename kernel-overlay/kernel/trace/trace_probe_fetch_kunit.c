@@ -143,6 +143,8 @@ static const struct fetch_case fetch_cases[] = {
 	  " a=\"hello\" b=\"hello\"" },
 	{ "a=+32(%di):string[3]", " a={\"a\",\"bc\",\"def\"}" },
 	{ "a=+0(+64(%di)):string", " a=\"crossing\"" },
+	/* "hello" + 5 is empty: its NUL takes a byte, and the next its own */
+	{ "a=+5(+16(%di)):string b=+0(+16(%di)):string", " a=\"\" b=\"hello\"" },
 	{ "a=$comm", " a=\"kunit_try_catch\"" },
 	/* user memory, through the 'u' dereference */
 	{ "a=+u0(%dx):ustring", " a=\"user\"" },

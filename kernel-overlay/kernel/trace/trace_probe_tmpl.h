@@ -27,13 +27,15 @@ static nokprobe_inline int fetch_store_string_user(unsigned long addr, void *des
 static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size);
 static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t size);
 
-/* The bytes "symbol+0x.../0x..." needs, with its NUL; 0 if none. */
+/*
+ * The bytes "symbol+0x.../0x..." needs, with its NUL.  sprint_symbol()
+ * writes at least the address, never fails.
+ */
 static nokprobe_inline int fetch_store_symstrlen(unsigned long addr)
 {
 	char namebuf[KSYM_SYMBOL_LEN];
-	int len = sprint_symbol(namebuf, addr);
 
-	return len < 0 ? 0 : len + 1;
+	return sprint_symbol(namebuf, addr) + 1;
 }
 
 /* Write the symbol of ADDR where the data_loc at DEST points. */
@@ -292,9 +294,9 @@ static nokprobe_inline int __get_data_size(struct trace_probe *tp, void *rec)
 	for (i = 0; i < tp->nr_args; i++) {
 		if (likely(!tp->args[i].dynamic))
 			continue;
+		/* a fault (< 0) takes no room */
 		len = process_fetch_insn(tp->args[i].code, rec, NULL, NULL);
-		if (len > 0)
-			total += len;
+		total += max(len, 0);
 	}
 	return total;
 }
