@@ -429,12 +429,10 @@ static void hhf_classify_counters_reset(struct kunit *test)
 }
 
 /*
- * WDRR shares with both buckets backlogged: quantum 1000 and packets of
- * 1000 bytes, so a round gives the heavy hitters one packet and the
- * other flows non_hh_weight packets.  Of the first 300 out, with 300
- * of each flow queued, the mouse gets 300 * w / (w + 1) (300 is a
- * whole number of rounds for each weight below).  admit_bytes is then
- * raised so that the mouse's 300000 bytes keep it a mouse.
+ * WDRR with both buckets backlogged: quantum 1000 and packets of 1000
+ * bytes, so a round gives the heavy hitters one packet and the other
+ * flows non_hh_weight packets.  admit_bytes is raised once the elephant
+ * is admitted, so that the mouse's 300000 bytes keep it a mouse.
  */
 static const u32 hhf_weights[] = { 1, 2, 3 };
 
@@ -445,32 +443,78 @@ static void hhf_weight_desc(const u32 *w, char *desc)
 
 KUNIT_ARRAY_PARAM(hhf_weight, hhf_weights, hhf_weight_desc);
 
-static void hhf_classify_wdrr_share(struct kunit *test)
+#define WDRR_ELEPHANT	1
+#define WDRR_MOUSE	2
+#define WDRR_EACH	300
+
+/* 300 packets of the elephant (a heavy hitter) and 300 of the mouse. */
+static void hhf_wdrr_backlog(struct kunit *test, u32 non_hh_weight)
 {
-	const u32 w = *(const u32 *)test->param_value;
-	const u32 elephant = 1, mouse = 2;
-	struct sk_buff *skb;
-	u32 got_mouse = 0;
 	int i;
 
 	hhf_create(test, ADMIT_SMALL, LONG_USECS, LONG_USECS);
 	hhf_set(test, TCA_HHF_QUANTUM, 1000);
-	hhf_set(test, TCA_HHF_NON_HH_WEIGHT, w);
-	KUNIT_ASSERT_EQ(test, hhf_admitted_at(test, elephant, 11, 1000), 11);
+	hhf_set(test, TCA_HHF_NON_HH_WEIGHT, non_hh_weight);
+	KUNIT_ASSERT_EQ(test, hhf_admitted_at(test, WDRR_ELEPHANT, 11, 1000), 11);
 	hhf_set(test, TCA_HHF_ADMIT_BYTES, 1000000000);
-	for (i = 0; i < 300; i++) {
-		qdisc_test_enqueue(test, qdisc_test_udp(test, elephant, 1000, 0));
-		qdisc_test_enqueue(test, qdisc_test_udp(test, mouse, 1000, 0));
+	for (i = 0; i < WDRR_EACH; i++) {
+		qdisc_test_enqueue(test, qdisc_test_udp(test, WDRR_ELEPHANT, 1000, 0));
+		qdisc_test_enqueue(test, qdisc_test_udp(test, WDRR_MOUSE, 1000, 0));
 	}
-	KUNIT_ASSERT_EQ(test, qdisc_test_sch(test)->q.qlen, 600);
-	for (i = 0; i < 300; i++) {
-		skb = qdisc_test_dequeue(test);
-		KUNIT_ASSERT_NOT_NULL(test, skb);
-		got_mouse += qdisc_test_flow_of(skb) == mouse;
-		kfree_skb(skb);
-	}
-	KUNIT_EXPECT_EQ(test, got_mouse, 300 * w / (w + 1));
+	KUNIT_ASSERT_EQ(test, qdisc_test_sch(test)->q.qlen, 2 * WDRR_EACH);
+}
+
+/* The flow of the next packet out. */
+static u32 hhf_next_flow(struct kunit *test)
+{
+	struct sk_buff *skb = qdisc_test_dequeue(test);
+	u32 flow;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	flow = qdisc_test_flow_of(skb);
+	kfree_skb(skb);
+	return flow;
+}
+
+/*
+ * Of the first 300 out, the mouse gets 300 * w / (w + 1): 300 is a
+ * whole number of rounds for each weight here.
+ */
+static void hhf_classify_wdrr_share(struct kunit *test)
+{
+	const u32 w = *(const u32 *)test->param_value;
+	u32 got_mouse = 0;
+	int i;
+
+	hhf_wdrr_backlog(test, w);
+	for (i = 0; i < WDRR_EACH; i++)
+		got_mouse += hhf_next_flow(test) == WDRR_MOUSE;
+	KUNIT_EXPECT_EQ(test, got_mouse, WDRR_EACH * w / (w + 1));
 	KUNIT_EXPECT_EQ(test, hhf_total(test), 1);
+}
+
+/*
+ * The turns themselves, which whole rounds cannot show: a bucket whose
+ * deficit falls to exactly 0 has no credit left and yields.  The
+ * mouse's bucket is new, so it goes first with w * 1000 bytes of credit
+ * and sends w packets; then the heavy hitters' bucket sends one.  So
+ * the first two rounds are w mouse packets and one elephant packet,
+ * twice.  A bucket that went on sending at deficit 0 would put w + 1
+ * mouse packets first.
+ */
+static void hhf_classify_wdrr_turns(struct kunit *test)
+{
+	const u32 w = *(const u32 *)test->param_value;
+	u32 round, i;
+
+	hhf_wdrr_backlog(test, w);
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < w; i++)
+			KUNIT_EXPECT_EQ_MSG(test, hhf_next_flow(test), WDRR_MOUSE,
+					    "round %u, packet %u", round, i);
+		KUNIT_EXPECT_EQ_MSG(test, hhf_next_flow(test), WDRR_ELEPHANT,
+				    "round %u, packet %u", round, w);
+	}
 }
 
 static int hhf_test_init(struct kunit *test)
@@ -489,6 +533,7 @@ static struct kunit_case hhf_classify_cases[] = {
 	KUNIT_CASE(hhf_classify_conservative_update),
 	KUNIT_CASE(hhf_classify_counters_reset),
 	KUNIT_CASE_PARAM(hhf_classify_wdrr_share, hhf_weight_gen_params),
+	KUNIT_CASE_PARAM(hhf_classify_wdrr_turns, hhf_weight_gen_params),
 	{}
 };
 
