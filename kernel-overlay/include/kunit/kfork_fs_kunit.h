@@ -172,4 +172,46 @@ static inline void kfork_test_expect_no_leaks(struct kunit *test, struct kfork_t
 	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", fs->buf);
 }
 
+/* Slab allocations can be made to fail, and the knobs are in debugfs. */
+#define KFORK_TEST_FAILSLAB	(IS_ENABLED(CONFIG_FAILSLAB) && \
+				 IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS))
+
+#if KFORK_TEST_FAILSLAB
+/*
+ * Allocation failures on demand.  current->fail_nth is what
+ * /proc/self/task/TID/fail-nth sets: the Nth slab allocation of this
+ * task from now fails, and only that one.  failslab leaves GFP_KERNEL
+ * allocations alone unless ignore-gfp-wait is off, and with verbose at
+ * 0 it does not print a stack for each failure; a sweep sets both and
+ * puts back the defaults after (if it stops half-way, they stay: with
+ * no fail_nth and a probability of 0, nothing fails).  Per-CPU and page
+ * allocations are not slab ones and never fail here.
+ */
+static inline void kfork_test_failslab(struct kunit *test, struct kfork_test_fs *fs, bool on)
+{
+	struct vfsmount *debugfs = kfork_test_mount("debugfs");
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
+	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/ignore-gfp-wait",
+						  on ? "N" : "Y"), 1);
+	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/verbose",
+						  on ? "0" : "2"), 1);
+	mntput(debugfs);
+}
+
+static inline void kfork_test_fail_nth(unsigned int nth)
+{
+	WRITE_ONCE(current->fail_nth, nth);
+}
+
+/* Stop failing; whether the Nth allocation came (and failed). */
+static inline bool kfork_test_fail_nth_end(void)
+{
+	bool injected = !READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return injected;
+}
+#endif /* KFORK_TEST_FAILSLAB */
+
 #endif /* _KUNIT_KFORK_FS_KUNIT_H */

@@ -902,7 +902,7 @@ static void kprobe_local_events(struct kunit *test)
 }
 #endif
 
-#if PROBE_TEST_FAILSLAB
+#if KFORK_TEST_FAILSLAB
 /*
  * An argument of each kind: register, array, bitfield, $comm, @SYM,
  * string, @SYM inside a dereference, immediate string.
@@ -945,11 +945,11 @@ static void kprobe_local_alloc_failures(struct kunit *test)
 	bool injected = true;
 	unsigned int nth;
 
-	probe_test_failslab(test, true);
+	kfork_test_failslab(test, probe_test_fs(test), true);
 	for (nth = 1; injected && nth < 100000; nth++) {
-		probe_test_fail_nth(nth);
+		kfork_test_fail_nth(nth);
 		call = create_local_trace_kprobe(symbol, NULL, 0, true);
-		injected = probe_test_fail_nth_end();
+		injected = kfork_test_fail_nth_end();
 		if (IS_ERR(call)) {
 			KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(call), -ENOMEM, "allocation %u", nth);
 			continue;
@@ -957,7 +957,7 @@ static void kprobe_local_alloc_failures(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, trace_kprobe_on_func_entry(call));
 		destroy_local_trace_kprobe(call);
 	}
-	probe_test_failslab(test, false);
+	kfork_test_failslab(test, probe_test_fs(test), false);
 	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(call));
 }
@@ -1043,7 +1043,7 @@ static struct kunit_case kprobe_test_cases[] = {
 #ifdef CONFIG_PERF_EVENTS
 	KUNIT_CASE(kprobe_local_events),
 #endif
-#if PROBE_TEST_FAILSLAB
+#if KFORK_TEST_FAILSLAB
 	KUNIT_CASE_PARAM(kprobe_alloc_failures, alloc_failure_gen_params),
 #ifdef CONFIG_PERF_EVENTS
 	KUNIT_CASE(kprobe_local_alloc_failures),

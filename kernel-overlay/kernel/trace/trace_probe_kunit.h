@@ -99,48 +99,7 @@ static inline size_t probe_test_read(struct kunit *test, const char *path)
 	return kfork_test_read_at(test, fs, fs->mnt, path);
 }
 
-/* Slab allocations can be made to fail, and the knobs are in debugfs. */
-#define PROBE_TEST_FAILSLAB	(IS_ENABLED(CONFIG_FAILSLAB) && \
-				 IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS))
-
-#if PROBE_TEST_FAILSLAB
-/*
- * Allocation failures on demand.  current->fail_nth is what
- * /proc/self/task/TID/fail-nth sets: the Nth slab allocation of this
- * task from now fails, and only that one.  failslab leaves GFP_KERNEL
- * allocations alone unless ignore-gfp-wait is off, and with verbose at
- * 0 it does not print a stack for each failure; a sweep sets both and
- * puts back the defaults after (if it stops half-way, they stay: with
- * no fail_nth and a probability of 0, nothing fails).  Per-CPU and page
- * allocations are not slab ones and never fail here.
- */
-static inline void probe_test_failslab(struct kunit *test, bool on)
-{
-	struct kfork_test_fs *fs = probe_test_fs(test);
-	struct vfsmount *debugfs = kfork_test_mount("debugfs");
-
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/ignore-gfp-wait",
-						  on ? "N" : "Y"), 1);
-	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/verbose",
-						  on ? "0" : "2"), 1);
-	mntput(debugfs);
-}
-
-static inline void probe_test_fail_nth(unsigned int nth)
-{
-	WRITE_ONCE(current->fail_nth, nth);
-}
-
-/* Stop failing; whether the Nth allocation came (and failed). */
-static inline bool probe_test_fail_nth_end(void)
-{
-	bool injected = !READ_ONCE(current->fail_nth);
-
-	WRITE_ONCE(current->fail_nth, 0);
-	return injected;
-}
-
+#if KFORK_TEST_FAILSLAB
 /*
  * A command of FILE (kprobe_events, uprobe_events, dynamic_events)
  * with each of its allocations failing in turn, after BEFORE.  It
@@ -174,9 +133,9 @@ static inline ssize_t probe_test_write_failing(struct kunit *test, const char *p
 
 	KUNIT_ASSERT_EQ(test, copy_to_user(fs->ubuf, cmd, strlen(cmd)), 0);
 	file = probe_test_open(test, path, O_WRONLY | O_APPEND);
-	probe_test_fail_nth(nth);
+	kfork_test_fail_nth(nth);
 	ret = vfs_write(file, fs->ubuf, strlen(cmd), &pos);
-	*injected = probe_test_fail_nth_end();
+	*injected = kfork_test_fail_nth_end();
 	kfork_test_close(file);
 	return ret;
 }
@@ -201,7 +160,7 @@ static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe
 	const char *listing;
 	ssize_t ret = 0;
 
-	probe_test_failslab(test, true);
+	kfork_test_failslab(test, probe_test_fs(test), true);
 	for (nth = 1; injected && nth < 100000; nth++) {
 		if (c->before)
 			KUNIT_ASSERT_EQ(test, probe_test_write(test, c->file, c->before),
@@ -222,7 +181,7 @@ static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe
 		}
 		probe_test_write(test, c->file, remove);
 	}
-	probe_test_failslab(test, false);
+	kfork_test_failslab(test, probe_test_fs(test), false);
 	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, len);
 	kunit_info(test, "%u allocations, %u of their failures worked around\n", nth - 2,

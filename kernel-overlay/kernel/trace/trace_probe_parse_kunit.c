@@ -695,7 +695,7 @@ static void parse_uprobe_appends(struct kunit *test)
 	KUNIT_EXPECT_GE(test, probe_test_write(test, "uprobe_events", "-:" EVENT), 0);
 }
 
-#if PROBE_TEST_FAILSLAB
+#if KFORK_TEST_FAILSLAB
 /* the uprobe argument of each kind: register, array, bitfield, $comm, string */
 #define UPROBE_KINDS	"a=%ax b=+0(%sp):x8[4] c=+8(%sp):b4@4/8 d=$comm f=+0(+0(%sp)):string"
 #define UPROBE_AT(off)	"p:" EVENT " " TARGET ":0x" #off
@@ -1530,7 +1530,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_appends, parse_uprobe_append_gen_params),
-#if PROBE_TEST_FAILSLAB
+#if KFORK_TEST_FAILSLAB
 	KUNIT_CASE_PARAM(parse_alloc_failures, parse_alloc_failure_gen_params),
 #endif
 	KUNIT_CASE_PARAM(parse_eprobes, parse_eprobe_gen_params),
