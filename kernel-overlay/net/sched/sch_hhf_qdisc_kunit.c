@@ -430,6 +430,47 @@ static void hhf_qdisc_dump_overflow(struct kunit *test)
 	qdisc_test_dump_overflow(test, 7);
 }
 
+#if KFORK_TEST_FAILSLAB
+/*
+ * A qdisc made by qdisc_create_dflt(), as a parent makes its default
+ * child, with each of its slab allocations failing in turn.  The
+ * function returns NULL exactly when one failed, having put the qdisc
+ * back through ->reset and then ->destroy: both must cope with
+ * whatever the failed ->init had set up, one table of several, say.
+ */
+static void hhf_qdisc_default_init_failures(struct kunit *test)
+{
+	struct qdisc_test_env *env = qdisc_test_env(test);
+	struct netdev_queue *txq = netdev_get_tx_queue(env->dev, 0);
+	struct kfork_test_fs *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
+	unsigned int nth, failed = 0;
+	bool injected = true, made = false;
+	struct Qdisc *sch;
+
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	kfork_test_fs_buffers(test, fs);
+	kfork_test_failslab(test, fs, true);
+	for (nth = 1; injected && nth < 10000; nth++) {
+		rtnl_lock();
+		kfork_test_fail_nth(nth);
+		sch = qdisc_create_dflt(txq, env->ops, TC_H_MAKE(1 << 16, 1), NULL);
+		injected = kfork_test_fail_nth_end();
+		if (sch)
+			qdisc_put(sch);
+		rtnl_unlock();
+		made = sch;
+		KUNIT_EXPECT_TRUE_MSG(test, made || injected, "allocation %u: none failed", nth);
+		failed += !made;
+	}
+	kfork_test_failslab(test, fs, false);
+	rcu_barrier();
+	KUNIT_EXPECT_FALSE(test, injected);
+	KUNIT_EXPECT_TRUE(test, made);
+	kunit_info(test, "%u allocations, %u of their failures failed the qdisc\n", nth - 2,
+		   failed);
+}
+#endif
+
 /*
  * The suite's last case: a qdisc destroyed with a heavy hitter and
  * packets of two flows queued leaves nothing behind, and neither did
@@ -476,6 +517,9 @@ static struct kunit_case hhf_qdisc_cases[] = {
 	KUNIT_CASE(hhf_qdisc_change_shrinks_queue),
 	KUNIT_CASE(hhf_qdisc_reset_clears_state),
 	KUNIT_CASE(hhf_qdisc_dump_overflow),
+#if KFORK_TEST_FAILSLAB
+	KUNIT_CASE(hhf_qdisc_default_init_failures),
+#endif
 	KUNIT_CASE(hhf_qdisc_destroy_leaves_nothing),
 	{}
 };
