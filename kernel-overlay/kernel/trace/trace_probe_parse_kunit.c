@@ -695,6 +695,89 @@ static void parse_uprobe_appends(struct kunit *test)
 	KUNIT_EXPECT_GE(test, probe_test_write(test, "uprobe_events", "-:" EVENT), 0);
 }
 
+/*
+ * A removal may name, after the event, the probe's place as the listing
+ * shows it (the offset in 16 hex digits) and then its arguments as they
+ * were written: every word given must match, and only trailing ones
+ * may be left off.  A removal that matches nothing is -ENOENT and
+ * leaves the event.  The event is UPROBE_FIRST.
+ */
+struct parse_removal_case {
+	const char *cmd;
+	bool removes;
+};
+
+#define UPROBE_FIRST_PLACE	TARGET ":0x0000000000000010"
+
+static const struct parse_removal_case parse_uprobe_removal_cases[] = {
+	{ "-:" EVENT " " UPROBE_FIRST_PLACE, true },
+	{ "-:" EVENT " " UPROBE_FIRST_PLACE " a=%ax", true },
+	/* not the place as listed */
+	{ "-:" EVENT " " TARGET ":0x10", false },
+	{ "-:" EVENT " " TARGET ":0x0000000000000020", false },
+	{ "-:" EVENT " /kf_other:0x0000000000000010", false },
+	{ "-:" EVENT " a=%ax", false },
+	/* not its arguments */
+	{ "-:" EVENT " " UPROBE_FIRST_PLACE " a=%bx", false },
+	{ "-:" EVENT " " UPROBE_FIRST_PLACE " a=%ax b=%bx", false },
+};
+
+static void parse_removal_desc(const struct parse_removal_case *c, char *desc)
+{
+	strscpy(desc, c->cmd, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse_uprobe_removal, parse_uprobe_removal_cases, parse_removal_desc);
+
+static void parse_uprobe_removals(struct kunit *test)
+{
+	const struct parse_removal_case *c = test->param_value;
+	ssize_t ret;
+
+	KUNIT_ASSERT_EQ(test, probe_test_write(test, "uprobe_events", UPROBE_FIRST),
+			(ssize_t)strlen(UPROBE_FIRST));
+	ret = probe_test_write(test, "uprobe_events", c->cmd);
+	probe_test_read(test, "uprobe_events");
+	if (c->removes) {
+		KUNIT_EXPECT_EQ(test, ret, (ssize_t)strlen(c->cmd));
+		KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "");
+	} else {
+		KUNIT_EXPECT_EQ(test, ret, (ssize_t)-ENOENT);
+		KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+				   "p:" EVENT " " UPROBE_FIRST_PLACE " a=%ax\n");
+	}
+	probe_test_write(test, "uprobe_events", "-:" EVENT);
+}
+
+/*
+ * An unnamed uprobe goes in the group "uprobes", named after its file's
+ * base name up to the first '.', '-' or '_' and after its offset: TARGET
+ * at 0x10 is "p_kf_0x10".  The 'p' is there for a return probe too.
+ */
+static void parse_uprobe_default_names(struct kunit *test)
+{
+	static const char *const defines[] = { "p " TARGET ":0x10", "r " TARGET ":0x20" };
+	static const char *const removals[] = { "-:uprobes/p_kf_0x10", "-:uprobes/p_kf_0x20" };
+	unsigned int i;
+
+	/* what an aborted run of this case left */
+	for (i = 0; i < ARRAY_SIZE(removals); i++)
+		probe_test_write(test, "uprobe_events", removals[i]);
+	for (i = 0; i < ARRAY_SIZE(defines); i++)
+		KUNIT_ASSERT_EQ(test, probe_test_write(test, "uprobe_events", defines[i]),
+				(ssize_t)strlen(defines[i]));
+	probe_test_read(test, "uprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+			   "p:uprobes/p_kf_0x10 " TARGET ":0x0000000000000010\n"
+			   "r:uprobes/p_kf_0x20 " TARGET ":0x0000000000000020\n");
+	KUNIT_EXPECT_GT(test, probe_test_read(test, "events/uprobes/p_kf_0x20/format"), (size_t)0);
+	for (i = 0; i < ARRAY_SIZE(removals); i++)
+		KUNIT_EXPECT_EQ(test, probe_test_write(test, "uprobe_events", removals[i]),
+				(ssize_t)strlen(removals[i]));
+	probe_test_read(test, "uprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf, "");
+}
+
 #if KFORK_TEST_FAILSLAB
 /* the uprobe argument of each kind: register, array, bitfield, $comm, string */
 #define UPROBE_KINDS	"a=%ax b=+0(%sp):x8[4] c=+8(%sp):b4@4/8 d=$comm f=+0(+0(%sp)):string"
@@ -1530,6 +1613,8 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_errors, parse_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_appends, parse_uprobe_append_gen_params),
+	KUNIT_CASE_PARAM(parse_uprobe_removals, parse_uprobe_removal_gen_params),
+	KUNIT_CASE(parse_uprobe_default_names),
 #if KFORK_TEST_FAILSLAB
 	KUNIT_CASE_PARAM(parse_alloc_failures, parse_alloc_failure_gen_params),
 #endif
