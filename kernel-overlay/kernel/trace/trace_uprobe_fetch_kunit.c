@@ -235,6 +235,49 @@ static void fetch_values(struct kunit *test)
 }
 
 /*
+ * A bitfield is read and written back at its container's width, and no
+ * wider: each is the only argument, fetched into a buffer of exactly
+ * that many bytes, where KASAN reports a byte touched past the field.
+ * The u32 at 0x10 is 0xdeadbeef (bytes ef be ad de) and the u64 at 0
+ * 0x0123456789abcdef; the value is (v >> offset) & (2^width - 1).
+ */
+struct fetch_bitfield_case {
+	const char *arg;
+	unsigned long at;
+	unsigned int size;
+	u64 value;
+};
+
+static const struct fetch_bitfield_case fetch_bitfield_cases[] = {
+	{ "@%#lx:b4@4/8", 0x10, 1, 0xe },	/* 0xef */
+	{ "@%#lx:b4@12/16", 0x10, 2, 0xb },	/* 0xbeef */
+	{ "@%#lx:b4@28/32", 0x10, 4, 0xd },	/* 0xdeadbeef */
+	{ "@%#lx:b4@52/64", 0, 8, 0x2 },	/* 0x0123456789abcdef */
+};
+
+static void fetch_bitfield_case_desc(const struct fetch_bitfield_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, c->arg, c->at);
+}
+
+KUNIT_ARRAY_PARAM(fetch_bitfield, fetch_bitfield_cases, fetch_bitfield_case_desc);
+
+static void fetch_bitfield_in_place(struct kunit *test)
+{
+	const struct fetch_bitfield_case *c = test->param_value;
+	struct fetch_env *env = fetch_env(test);
+	void *field = kunit_kmalloc(test, c->size, GFP_KERNEL);
+	u64 got = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, field);
+	fetch_define_one(test, c->arg, c->at);
+	KUNIT_ASSERT_EQ(test, env->tu->tp.size, c->size);
+	KUNIT_EXPECT_EQ(test, uprobe_fetch_args(env->tu, &env->hit, field), (int)c->size);
+	memcpy(&got, field, c->size);
+	KUNIT_EXPECT_EQ(test, got, c->value);
+}
+
+/*
  * One argument, one string, or NULL for a read that faults: the field
  * says so with a length of 0 ("(fault)").  "COMM": current->comm.
  */
@@ -493,6 +536,36 @@ static void fetch_strings_stay_in_buffer(struct kunit *test)
 }
 
 /*
+ * A kernel string (an immediate one here) cut by the room left at the
+ * buffer's end keeps its NUL inside the room.  FIRST 'c's and a NUL at
+ * 0x1000 leave 5 of the bytes after the two data_locs, so "0123456789"
+ * gets "0123" and its NUL, and the hit fills the buffer exactly.
+ */
+static void fetch_kernel_string_cut(struct kunit *test)
+{
+	static const char *const args[] = { "@%#lx:string", "\\\"0123456789\"" };
+	const size_t first = UPROBE_ARGS_MAX - 2 * sizeof(u32) - 5 - 1;
+	char *text = kunit_kmalloc(test, first + 1, GFP_KERNEL);
+	const char *got;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_ASSERT_LE(test, 0x1000 + first + 1, (size_t)FETCH_MAPPED);
+	memset(text, 'c', first);
+	text[first] = '\0';
+	fetch_put(test, 0x1000, text, first + 1);
+	fetch_define(test, TPARG_FL_FENTRY, args, ARRAY_SIZE(args), 0x1000);
+	KUNIT_ASSERT_EQ(test, fetch_env(test)->tu->tp.size, 8U);
+	KUNIT_EXPECT_EQ(test, fetch_hit(test), (int)UPROBE_ARGS_MAX);
+	got = fetch_string(test, 0);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_EQ(test, strlen(got), first);
+	got = fetch_string(test, 1);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_STREQ(test, got, "0123");
+	KUNIT_EXPECT_FALSE(test, fetch_fast_agrees(test, UPROBE_ARGS_MAX, "a cut immediate"));
+}
+
+/*
  * 6.1 sizes a string longer than MAX_STRING_SIZE as nothing, so the
  * room it then gets is what the strings after it sized: "hello" sizes
  * 6 bytes, which the long string fills with 5 'b's and its NUL, and
@@ -719,12 +792,14 @@ static void fetch_test_exit(struct kunit *test)
 
 static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(fetch_values, fetch_value_gen_params),
+	KUNIT_CASE_PARAM(fetch_bitfield_in_place, fetch_bitfield_gen_params),
 	KUNIT_CASE_PARAM(fetch_strings, fetch_string_gen_params),
 	KUNIT_CASE_PARAM(fetch_faults, fetch_fault_gen_params),
 	KUNIT_CASE(fetch_string_array_into_hole),
 	KUNIT_CASE(fetch_array),
 	KUNIT_CASE(fetch_retval),
 	KUNIT_CASE(fetch_strings_stay_in_buffer),
+	KUNIT_CASE(fetch_kernel_string_cut),
 	KUNIT_CASE(fetch_string_past_max_size),
 	KUNIT_CASE(fetch_fast_needs_present_pages),
 	KUNIT_CASE_PARAM(fetch_fuzz, fetch_fuzz_run_gen_params),
