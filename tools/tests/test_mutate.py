@@ -85,6 +85,21 @@ def outcome(cases: Optional[Dict[str, str]] = None, marked: runner.Marked = runn
 REPORT = logscan.Report('KASAN', ['BUG: KASAN: slab-out-of-bounds in f'])
 
 
+class PanicArgsTest(unittest.TestCase):
+    """A mutant's KUnit boot panics at its first oops, soft lockup or RCU
+    stall instead of waiting out the timeout, and keeps the run's own
+    arguments (--full's module parameters)."""
+
+    def test_kunit_boot_panics_at_first_report(self) -> None:
+        backend = mutate.TreeBackend(WorkArea(Path('/nonexistent/work')),
+                                     tree.Tree(Path('/nonexistent/src')), '6.1.0',
+                                     runner.Marked({}), 300, kernel_args=('x.full=1',))
+        argv = backend._spec(mutate.KunitRun('hhf_*')).argv(Path('/nonexistent/r.json'))
+        for arg in ('x.full=1', 'oops=panic', 'panic=-1', 'softlockup_panic=1',
+                    'sysctl.kernel.panic_on_rcu_stall=1'):
+            self.assertIn(f'--kernel_args={arg}', argv)
+
+
 class VerdictTest(unittest.TestCase):
     def judge(self, o: runner.Outcome) -> Tuple[str, str]:
         found = mutate.kunit_judgement(o, 'kunit x_unit')

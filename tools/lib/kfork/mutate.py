@@ -488,6 +488,14 @@ def restore_tree(src: tree.Tree, overlay: tree.Overlay, state: TreeState) -> Non
         src.git('checkout', '-q', state.branch)
 
 
+# A mutant's KUnit boot ends at its first oops, soft lockup or RCU stall:
+# each is a report that kills anyway, and a kernel left running after one
+# (a lock held, a CPU looping) would only wait out kunit.py's --timeout.
+# QEMU runs with -no-reboot, so panic=-1's immediate reboot ends it.
+PANIC_ARGS = ('oops=panic', 'panic=-1', 'softlockup_panic=1',
+              'sysctl.kernel.panic_on_rcu_stall=1')
+
+
 class TreeBackend:
     """The work area's tree and build/VERSION/mutate, as tools/kunit and
     tools/vm build and boot (runner, vm_cli), on the fork's variant."""
@@ -500,7 +508,8 @@ class TreeBackend:
     def _spec(self, run: Optional[KunitRun] = None) -> runner.RunSpec:
         return session.spec(self.work, self.src, self.version, BUILD_NAME,
                              glob=run.glob if run else '', timeout=self.timeout, jobs=self.jobs,
-                             kmemleak=bool(run and run.kmemleak), kernel_args=self.kernel_args)
+                             kmemleak=bool(run and run.kmemleak),
+                             kernel_args=(*self.kernel_args, *(PANIC_ARGS if run else ())))
 
     def sync(self, overlay: tree.Overlay) -> None:
         tree.sync(self.src, overlay, FORK)
