@@ -270,6 +270,15 @@ class RunTest(unittest.TestCase):
         self.assertEqual(plans[0].mutants, tuple(m for m in ms if m not in (ms[0], ms[3])))
         self.assertEqual(mutate.resumed([self.plan], []), ([self.plan], []))
 
+    def test_resume_carries_other_files_whole(self) -> None:
+        ms = self.plan.mutants
+        other = dataclasses.replace(ms[1], path='net/sched/other.c')
+        earlier = [mutate.Result(ms[0], mutate.SURVIVED), mutate.Result(other, mutate.SURVIVED),
+                   mutate.Result(dataclasses.replace(other, line=other.line + 1),
+                                 mutate.KILLED)]
+        self.assertEqual(mutate.carried([self.plan], earlier), earlier[1:])
+        self.assertEqual(mutate.carried([self.plan], []), [])
+
     def test_sigterm_mid_run_restores(self) -> None:
         backend = FakeBackend(Path(self.tmp.name), interrupt_at=2)
         restored: List[str] = []

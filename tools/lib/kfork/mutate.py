@@ -381,6 +381,13 @@ def resumed(plans: Sequence[Plan], earlier: Sequence[Result]
              for p in plans], kept)
 
 
+def carried(plans: Sequence[Plan], earlier: Sequence[Result]) -> List[Result]:
+    """For --resume: the earlier results of the files this run leaves
+    alone, kept whole, so that resuming one file loses no other's."""
+    paths = {p.path for p in plans}
+    return [r for r in earlier if r.mutant.path not in paths]
+
+
 class Interrupted(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the run was so that it is cleaned
     up as after Ctrl-C (common.guard() reports either alike)."""

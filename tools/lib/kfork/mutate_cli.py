@@ -116,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
             verb.add_argument('--resume', action='store_true',
                               help='keep the mutants OUT/results.json has as killed '
                                    '(the same edit at the same place) and judge the rest, '
-                                   'survivors again')
+                                   'survivors again; the results of other files stay '
+                                   'as they were')
     report = verbs.add_parser('report', help='the table and report again')
     report.add_argument('--out', type=Path, default=DEFAULT_OUT,
                         help=f'folder of the results (default: {DEFAULT_OUT})')
@@ -218,14 +219,18 @@ def _earlier(out: Path) -> List[mutate.Result]:
 def _run(args: argparse.Namespace) -> int:
     overlay = tree.default_overlay()
     files = _prepare(args, overlay)
-    plans, kept = mutate.resumed([f.plan for f in files],
-                                 _earlier(args.out) if args.resume else [])
+    earlier = _earlier(args.out) if args.resume else []
+    plans, kept = mutate.resumed([f.plan for f in files], earlier)
+    others = mutate.carried([f.plan for f in files], earlier)
     if kept:
         say(f'--resume: {len(kept)} mutants killed by the run in {args.out} stay killed')
-    record = mutate.Record([p.path for p in plans], args.seed, args.sample,
+    if others:
+        say(f'--resume: the results of {len(others)} mutants of other files are kept')
+    record = mutate.Record([p.path for p in plans] +
+                           sorted({r.mutant.path for r in others}), args.seed, args.sample,
                            time.strftime('%Y-%m-%d %H:%M'),
                            [mutate.Result(m, mutate.NOT_COVERED)
-                            for f in files for m in f.not_covered] + kept)
+                            for f in files for m in f.not_covered] + kept + others)
     total = sum(len(p.mutants) for p in plans)
     for f in files:
         if f.not_covered:
