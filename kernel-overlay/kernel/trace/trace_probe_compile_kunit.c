@@ -686,6 +686,24 @@ static void compile_event_size_limit(struct kunit *test)
 	traceprobe_free_probe_arg(&over);
 }
 
+/*
+ * Not the compiler but the other parser the kinds share: the group of
+ * "GROUP/EVENT" is copied into the caller's buffer and must end there,
+ * whatever the buffer held (a caller reusing one, or a stack not
+ * zeroed by CONFIG_INIT_STACK_ALL_ZERO).
+ */
+static void compile_group_name_ends_in_buffer(struct kunit *test)
+{
+	const char *event = "grp/ev", *group = NULL;
+	char buf[MAX_EVENT_NAME_LEN];
+
+	memset(buf, 'x', sizeof(buf));
+	KUNIT_ASSERT_EQ(test, traceprobe_parse_event_name(&event, &group, buf, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, group, (const char *)buf);
+	KUNIT_EXPECT_STREQ(test, group, "grp");
+	KUNIT_EXPECT_STREQ(test, event, "ev");
+}
+
 static struct kunit_case probe_compile_cases[] = {
 	KUNIT_CASE_PARAM(compile_program, compile_programs_gen_params),
 	KUNIT_CASE_PARAM(compile_failure, compile_failures_gen_params),
@@ -693,6 +711,7 @@ static struct kunit_case probe_compile_cases[] = {
 	KUNIT_CASE(compile_offset_follows),
 	KUNIT_CASE(compile_event_size_limit),
 	KUNIT_CASE(compile_strings_after_program),
+	KUNIT_CASE(compile_group_name_ends_in_buffer),
 	{}
 };
 
