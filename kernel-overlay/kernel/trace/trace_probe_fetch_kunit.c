@@ -342,6 +342,27 @@ static void fetch_symbol(struct kunit *test)
 }
 
 /*
+ * symstr records the text symbol shows, as a string, and a string
+ * after it starts after its NUL: each symstr prints as %pS prints the
+ * address, the string as it is.  A fork's fix (project behaviour):
+ * 6.1 starts the next string on the symbol's NUL, so the symbol shows
+ * that string's text too.
+ */
+static void fetch_symstr(struct kunit *test)
+{
+	struct fetch_env *env = kunit_kzalloc(test, sizeof(*env), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	fetch_env_init(test, env);
+	fire(test, "a=+72(%di):symstr b=+0(+16(%di)):string c=+72(%di):symstr", env);
+	KUNIT_EXPECT_STREQ(test, recorded_args(test),
+			   probe_test_printf(test, " a=\"%pS\" b=\"hello\" c=\"%pS\"",
+					     probe_fetch_target, probe_fetch_target));
+	free_pages(env->edge_pages, 1);
+	KUNIT_EXPECT_GE(test, probe_test_write(test, "kprobe_events", "-:" EVENT), 0);
+}
+
+/*
  * A string read through edge (+64) from a page of its own, at the end of
  * a vmalloc area: the page after it is the area's guard, never mapped.
  * FILL bytes of 'y' end at the page's end, followed by NUL if TERMINATED.
@@ -528,6 +549,7 @@ static struct kunit_suite fetch_bench_suite = {
 static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(fetch, fetch_gen_params),
 	KUNIT_CASE(fetch_symbol),
+	KUNIT_CASE(fetch_symstr),
 	KUNIT_CASE(fetch_string_long),
 	KUNIT_CASE(fetch_string_into_guard_page),
 	KUNIT_CASE_PARAM(fetch_fixes, fetch_fix_gen_params),

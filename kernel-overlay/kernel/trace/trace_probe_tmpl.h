@@ -38,12 +38,21 @@ static nokprobe_inline int fetch_store_symstrlen(unsigned long addr)
 	return sprint_symbol(namebuf, addr) + 1;
 }
 
-/* Write the symbol of ADDR where the data_loc at DEST points. */
+/*
+ * Write the symbol of ADDR where the data_loc at DEST points, and say
+ * what it took, NUL included, as a string store does: in the data_loc
+ * and in what it returns, so that the next string starts after it.
+ */
 static nokprobe_inline int fetch_store_symstring(unsigned long addr, void *dest, void *base)
 {
-	if (unlikely(!get_loc_len(*(u32 *)dest)))
+	u32 loc = *(u32 *)dest;
+	int len;
+
+	if (unlikely(!get_loc_len(loc)))
 		return -ENOMEM;
-	return sprint_symbol(get_loc_data(dest, base), addr);
+	len = sprint_symbol(get_loc_data(dest, base), addr) + 1;
+	*(u32 *)dest = make_data_loc(len, get_loc_offs(loc));
+	return len;
 }
 
 /* A field of the record: 1, 2, 4 or 8 bytes wide. */
