@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -23,6 +24,7 @@
 #include <linux/namei.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #define KFORK_TEST_BUF_SIZE	(32 * 1024)
@@ -170,6 +172,44 @@ static inline void kfork_test_expect_no_leaks(struct kunit *test, struct kfork_t
 	len = kfork_test_read_at(test, fs, debugfs, "kmemleak");
 	mntput(debugfs);
 	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", fs->buf);
+}
+
+/*
+ * How many per-CPU allocations are live (nr_cur_alloc in debugfs'
+ * percpu_stats), or -1 in a kernel without CONFIG_PERCPU_STATS.
+ * kmemleak never reports a per-CPU object as a leak, so a case that
+ * makes and frees per-CPU memory compares this before and after.
+ */
+static inline long kfork_test_percpu_live(struct kunit *test, struct kfork_test_fs *fs)
+{
+	struct vfsmount *debugfs;
+	unsigned long live;
+	const char *at;
+
+	if (!IS_ENABLED(CONFIG_PERCPU_STATS))
+		return -1;
+	debugfs = kfork_test_mount("debugfs");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
+	kfork_test_read_at(test, fs, debugfs, "percpu_stats");
+	mntput(debugfs);
+	at = strstr(fs->buf, "nr_cur_alloc");
+	KUNIT_ASSERT_TRUE_MSG(test, at && sscanf(at, "nr_cur_alloc : %lu", &live) == 1,
+			      "percpu_stats:\n%.1000s", fs->buf);
+	return live;
+}
+
+/*
+ * No more per-CPU allocations are live than BEFORE, what
+ * kfork_test_percpu_live() said when the case began (nothing to check
+ * if it said -1).  Not equal: memory freed after an RCU grace period
+ * may still go away meanwhile.
+ */
+static inline void kfork_test_expect_percpu_freed(struct kunit *test, struct kfork_test_fs *fs,
+						  long before)
+{
+	if (before >= 0)
+		KUNIT_EXPECT_LE_MSG(test, kfork_test_percpu_live(test, fs), before,
+				    "per-CPU allocations outlived what made them");
 }
 
 /* Slab allocations can be made to fail, and the knobs are in debugfs. */

@@ -941,6 +941,7 @@ static void kprobe_alloc_failures(struct kunit *test)
 static void kprobe_local_alloc_failures(struct kunit *test)
 {
 	char *symbol = probe_test_printf(test, "kprobe_test_target");
+	const long percpu = kfork_test_percpu_live(test, probe_test_fs(test));
 	struct trace_event_call *call = NULL;
 	bool injected = true;
 	unsigned int nth;
@@ -960,6 +961,7 @@ static void kprobe_local_alloc_failures(struct kunit *test)
 	kfork_test_failslab(test, probe_test_fs(test), false);
 	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(call));
+	kfork_test_expect_percpu_freed(test, probe_test_fs(test), percpu);
 }
 #endif
 

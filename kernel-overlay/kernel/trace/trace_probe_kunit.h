@@ -149,11 +149,14 @@ static inline void probe_test_expect_listing(struct kunit *test, const char *pat
 
 /*
  * Run C for N = 1, 2, ... until its command makes fewer than N
- * allocations, writing REMOVE to its file after each.
+ * allocations, writing REMOVE to its file after each.  What REMOVE
+ * removed takes its per-CPU hit counters along, on the failure paths
+ * too.
  */
 static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe_test_sweep_case *c,
 					  const char *remove)
 {
+	const long percpu = kfork_test_percpu_live(test, probe_test_fs(test));
 	const ssize_t len = strlen(c->cmd);
 	unsigned int nth, worked_around = 0;
 	bool injected = true;
@@ -184,6 +187,7 @@ static inline void probe_test_alloc_sweep(struct kunit *test, const struct probe
 	kfork_test_failslab(test, probe_test_fs(test), false);
 	KUNIT_EXPECT_FALSE(test, injected);
 	KUNIT_EXPECT_EQ(test, ret, len);
+	kfork_test_expect_percpu_freed(test, probe_test_fs(test), percpu);
 	kunit_info(test, "%u allocations, %u of their failures worked around\n", nth - 2,
 		   worked_around);
 }
