@@ -860,14 +860,10 @@ static struct trace_kprobe *kprobe_alloc(const char *group, const char *event,
 	if (!tk)
 		return ERR_PTR(-ENOMEM);
 	tk->nhit = alloc_percpu(unsigned long);
-	if (!tk->nhit) {
-		kfree(tk);
-		return ERR_PTR(-ENOMEM);
-	}
-	ret = trace_probe_init(&tk->tp, event, group, false);
+	ret = tk->nhit ? trace_probe_init(&tk->tp, event, group, false) : -ENOMEM;
 	if (ret) {
-		free_percpu(tk->nhit);
-		kfree(tk);
+		/* no symbol taken yet: the probe is freed as far as it got */
+		kprobe_free(tk);
 		return ERR_PTR(ret);
 	}
 	tk->symbol = place->symbol;

@@ -992,14 +992,10 @@ static struct trace_uprobe *uprobe_alloc(const char *group, const char *event,
 	if (!tu)
 		return ERR_PTR(-ENOMEM);
 	tu->nhit = alloc_percpu(unsigned long);
-	if (!tu->nhit) {
-		kfree(tu);
-		return ERR_PTR(-ENOMEM);
-	}
-	ret = trace_probe_init(&tu->tp, event, group, true);
+	ret = tu->nhit ? trace_probe_init(&tu->tp, event, group, true) : -ENOMEM;
 	if (ret) {
-		free_percpu(tu->nhit);
-		kfree(tu);
+		/* no path nor file name yet: the probe is freed as far as it got */
+		uprobe_free(tu);
 		return ERR_PTR(ret);
 	}
 	filter = tu->tp.event->filter;
