@@ -877,7 +877,8 @@ static void kprobe_gen_cmd_limits(struct kunit *test)
  * perf's kprobe PMU makes local events: by a symbol, which must name
  * one function (-ENOENT for none, -EADDRNOTAVAIL for two), or by an
  * address; entry or return.  (The symbol is a char *: a copy of the
- * test's own.)
+ * test's own.)  Each has the print format of a tracefs event of its
+ * kind without arguments (Documentation/trace/kprobetrace.rst).
  */
 static void kprobe_local_events(struct kunit *test)
 {
@@ -893,11 +894,14 @@ static void kprobe_local_events(struct kunit *test)
 	call = create_local_trace_kprobe(NULL, (void *)kprobe_test_target + ENTRY_OFFSET, 0, false);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(call), "%ld", PTR_ERR(call));
 	KUNIT_EXPECT_TRUE(test, trace_kprobe_on_func_entry(call));
+	KUNIT_EXPECT_STREQ(test, call->print_fmt, "\"(%lx)\", REC->__probe_ip");
 	destroy_local_trace_kprobe(call);
 
 	call = create_local_trace_kprobe(probe_test_printf(test, "kprobe_test_target"),
 					 NULL, 0, true);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(call), "%ld", PTR_ERR(call));
+	KUNIT_EXPECT_STREQ(test, call->print_fmt,
+			   "\"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip");
 	destroy_local_trace_kprobe(call);
 }
 #endif
