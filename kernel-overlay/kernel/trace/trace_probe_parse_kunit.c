@@ -1584,6 +1584,18 @@ static void parse_every_error(struct kunit *test)
 	expect_parse_error(test, kind->file, kind->where, c.cmd, arg_err_rules[c.rule].result);
 }
 
+/*
+ * The suite's last case: no event the cases before it defined and
+ * removed, through each file and on the failure paths of the allocation
+ * sweeps, left anything behind (in a boot with kmemleak on).
+ */
+static void parse_no_leaks(struct kunit *test)
+{
+	struct kfork_test_fs *fs = probe_test_fs(test);
+
+	kfork_test_expect_no_leaks(test, fs, kfork_test_kmemleak_begin(test, fs));
+}
+
 static int parse_test_init(struct kunit *test)
 {
 	probe_test_fs_init(test);
@@ -1636,6 +1648,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_every_type, type_cross_gen),
 	KUNIT_CASE_PARAM(parse_every_method, method_cross_gen),
 	KUNIT_CASE_PARAM(parse_every_error, err_cross_gen),
+	KUNIT_CASE(parse_no_leaks),
 	{}
 };
 

@@ -26,7 +26,7 @@ verbs:
                     implementation files
   run --kmemleak [GLOB]
                     boot with kmemleak on: probe_fuzz, kprobe_events,
-                    hhf_filter and hhf_qdisc then scan for what they
+                    probe_parse, hhf_filter and hhf_qdisc then scan for what they
                     leaked (their leak cases skip without it)
   run --full [GLOB]
                     the suites at full size (make check: compare

@@ -119,7 +119,8 @@ JUDGES: Mapping[str, Judges] = {
     'kernel/trace/trace_kprobe.c': Judges(
         (KunitRun('kprobe_*', kmemleak=True), KunitRun('probe_*')), ('kprobe', 'ftrace')),
     'kernel/trace/trace_uprobe.c': Judges(
-        (KunitRun('uprobe_fetch'), KunitRun('probe_[pf]*')), ('uprobe', 'ftrace', 'clients')),
+        (KunitRun('uprobe_fetch'), KunitRun('probe_parse', kmemleak=True), KunitRun('probe_f*')),
+        ('uprobe', 'ftrace', 'clients')),
 }
 
 
