@@ -7,6 +7,9 @@ first of the suites, as the others may clear what the boot defined.
   the top instance from boot and have recorded the opens of the boot
   (libc's open() is openat(AT_FDCWD, ...): dfd=-100); the second must
   be missing, with 6.1's warning naming it and -ENOENT.
+- a BPF program on a kprobe event's perf event, as bpftrace puts one
+  there: perf counts the hits it passes and no other, and the probed
+  function still returns what it returns.
 - kprobe_event_gen_test, the tree's test of the in-kernel command API
   (kprobe_event_gen_cmd_start() and friends): loading it must define
   its two events on do_sys_open exactly as its source writes them,
@@ -19,12 +22,14 @@ module's source. Prints TAP.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Sequence
 
+from . import perf_event
 from .guest_uprobe import tracefs, write
 from .tap import Tap
 
@@ -35,6 +40,12 @@ BOOT_EVENTS = (f'kprobe_event=p:{BOOT_GROUP}/open,do_sys_openat2,dfd=%di:s32;'
                f'p:{BOOT_GROUP}/bad,kfork_no_such_function')
 AT_FDCWD = -100
 ENOENT = 2
+
+# The BPF test's event: getppid(2)'s x86-64 entry point, which this
+# process calls BPF_CALLS times and Python never calls on its own.
+BPF_EVENT = 'kfork/kf_bpf'
+BPF_FUNCTION = '__x64_sys_getppid'
+BPF_CALLS = 10
 
 GEN_MODULE = 'kprobe_event_gen_test'
 # kernel/trace/kprobe_event_gen_test.c on x86: KPROBE_GEN_TEST_FUNC and
@@ -86,6 +97,46 @@ def check_boot_events(tap: Tap) -> None:
     write(trace / 'kprobe_events', f'-:{BOOT_GROUP}/open')
 
 
+def parent_pid() -> int:
+    """Our parent's pid as /proc says it (stat's fourth field), not
+    through getppid(2)."""
+    stat = Path('/proc/self/stat').read_text()
+    return int(stat[stat.rindex(')') + 2:].split()[1])
+
+
+def check_bpf_verdicts(tap: Tap) -> None:
+    """A BPF program on the perf event of a kprobe event at a function's
+    entry: the event counts the hits of this process the program passes
+    (returns non-zero) and no other, so 0 under a program returning 0
+    and BPF_CALLS under one returning 1; and the function runs as it
+    would unprobed: the kprobe core steps over the probe unless the
+    program moved the instruction pointer (bpf_override_return()),
+    which these do not."""
+    trace = tracefs()
+    events = trace / 'kprobe_events'
+    err = write(events, f'p:{BPF_EVENT} {BPF_FUNCTION}')
+    if not tap.check(err is None, f'{BPF_EVENT}: defined on {BPF_FUNCTION}', err or ''):
+        return
+    event_id = int((trace / 'events' / BPF_EVENT / 'id').read_text())
+    parent = parent_pid()
+    for verdict, want in ((0, 0), (1, BPF_CALLS)):
+        fd = perf_event.open_tracepoint(event_id, os.getpid())
+        prog = perf_event.load_verdict_program(verdict)
+        try:
+            perf_event.set_bpf(fd, prog)
+            returned = [os.getppid() for _ in range(BPF_CALLS)]
+            got = perf_event.count(fd)
+        finally:
+            os.close(fd)
+            os.close(prog)
+        tap.check(got == want and returned == [parent] * BPF_CALLS,
+                  f'{BPF_EVENT}: a program returning {verdict}: perf counts {want} of '
+                  f'{BPF_CALLS} calls, each returning the parent\'s pid',
+                  f'counted {got}, returned {returned}, parent {parent}')
+    err = write(events, f'-:{BPF_EVENT}')
+    tap.check(err is None, f'{BPF_EVENT}: removed', err or '')
+
+
 def check_gen_test(tap: Tap) -> None:
     trace = tracefs()
     loaded = subprocess.run(['modprobe', GEN_MODULE], capture_output=True, text=True,
@@ -122,6 +173,7 @@ def check_gen_test(tap: Tap) -> None:
 def run_all() -> Tap:
     tap = Tap('kprobe')
     check_boot_events(tap)
+    check_bpf_verdicts(tap)
     check_gen_test(tap)
     return tap
 
