@@ -829,14 +829,29 @@ def trace_form(tap: Tap, trace: Path, events: Path, folder: Path, form: Form,
     return probed, elf, listing
 
 
+def perf_open_error(event_id: int) -> Optional[str]:
+    """Why perf_event_open(2) refuses the trace event EVENT_ID as a
+    system-wide tracepoint on the first CPU we run on, or None (the
+    event then closed again) if it does not."""
+    try:
+        fd = perf_event.open_tracepoint(event_id, -1, min(os.sched_getaffinity(0)))
+    except OSError as err:
+        return os.strerror(err.errno)
+    os.close(fd)
+    return None
+
+
 def check_enable_refused(tap: Tap, trace: Path, events: Path, probed: Path, elf: Elf,
                          cold_file: Path) -> None:
     """Places the parser cannot judge, refused when the event is enabled
     (kernel/events/uprobes.c): an offset past the end of the file and an
     odd semaphore offset (-EINVAL, __uprobe_register), and while a
     process maps the file, an instruction uprobes cannot step (hlt:
-    -ENOTSUPP, arch_uprobe_analyze_insn). Each event stays defined and
-    disabled, and the other definitions stay as they were."""
+    -ENOTSUPP, arch_uprobe_analyze_insn). perf's open of the event as a
+    tracepoint fails the same way, and leaves nothing behind: enabling it
+    in tracefs again fails as the first time, not with the EINTR of an
+    event perf holds. Each event stays defined and disabled, and the
+    other definitions stay as they were."""
     # kf_sink: no other event probes it with a different semaphore
     # (6.1 refuses that at definition)
     sink = elf.file_offset(elf.symbols['kf_sink'])
@@ -863,6 +878,13 @@ def check_enable_refused(tap: Tap, trace: Path, events: Path, probed: Path, elf:
             tap.check(err == why and enable.read_text().strip() == '0',
                       f'{event}: enabling {what} fails: {why}', f'write: {err}, enable: '
                       f'{enable.read_text().strip()}')
+            event_id = int((trace / 'events' / GROUP / event / 'id').read_text())
+            perf_err = perf_open_error(event_id)
+            # once: os.write would retry an EINTR for good
+            err = write_once(enable, '1')
+            tap.check(perf_err == why and err == why,
+                      f'{event}: perf\'s open fails the same way, and tracefs\'s enable after it',
+                      f'perf_event_open: {perf_err}, write: {err}')
             err = write(events, f'-:{GROUP}/{event}')
             tap.check(err is None and events.read_text() == before,
                       f'{event}: removed, the other definitions as they were',
