@@ -83,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument('--no-build', action='store_true',
                      help='boot the last build as it is, without make')
     run.add_argument('--kmemleak', action='store_true',
-                     help='boot with kmemleak on (the command scans: echo scan > '
+                     help='boot with kmemleak on (the command scans twice, as the first '
+                          'scan of a boot reports nothing: echo scan > '
                           '/sys/kernel/debug/kmemleak); slower')
     run.add_argument('command', nargs=argparse.REMAINDER, metavar='CMD',
                      help='the command and its arguments')
