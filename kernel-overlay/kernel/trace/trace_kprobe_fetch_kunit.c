@@ -3,8 +3,9 @@
  * White-box KUnit suite for what a kprobe hit reads of kernel strings:
  * trace_kprobe.c includes this file at its end, so the suite calls
  * kprobe_strlen(), the sizing pass's reader, on strings it lays out
- * itself and checks its exact result, which the records only show in
- * part (an overcount is zero-filled, a fault prints as one).  The
+ * itself, and the sizing pass, kprobe_strings_size(), on an event's
+ * arguments, and checks their exact results, which the records only
+ * show in part (an overcount is zero-filled, a fault prints as one).  The
  * fork's trace_kprobe.c only: the distro's includes nothing
  * (probe_fetch fires strings on both builds).
  *
@@ -14,6 +15,8 @@
 
 #include <kunit/test.h>
 #include <linux/vmalloc.h>
+
+#include "trace_probe_kunit.h"
 
 struct strlen_case {
 	const char *name;
@@ -74,8 +77,59 @@ static void strlen_not_canonical(struct kunit *test)
 }
 #endif
 
+/*
+ * An event's string arguments on registers made up to point at
+ * { vfs_read, "hello", 16 }: each symstr takes what %pS prints of the
+ * function and its NUL, a string its bytes and NUL, and a string whose
+ * read faults (at 16, never mapped) takes nothing.  The event is on
+ * vfs_read (this file's functions are notrace, which kprobes refuse)
+ * and never fires.
+ */
+struct size_case {
+	const char *args;
+	unsigned int symbols;	/* symstr arguments */
+	int bytes;		/* what the other arguments take */
+};
+
+static const struct size_case size_cases[] = {
+	{ "a=+0(%di):symstr", 1, 0 },
+	{ "a=+0(+8(%di)):string", 0, sizeof("hello") },
+	{ "a=+0(+16(%di)):string", 0, 0 },
+	{ "a=+0(%di):symstr b=+0(+8(%di)):string c=+0(+16(%di)):string d=+0(%di):symstr",
+	  2, sizeof("hello") },
+};
+
+static void size_desc(const struct size_case *c, char *desc)
+{
+	strscpy(desc, c->args, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(size, size_cases, size_desc);
+
+static void strings_sized(struct kunit *test)
+{
+	const struct size_case *c = test->param_value;
+	const void *obj[] = { vfs_read, "hello", (void *)16 };
+	struct pt_regs regs = { .di = (unsigned long)obj };
+	char sym[KSYM_SYMBOL_LEN];
+	struct trace_kprobe *tk;
+	char *cmd;
+	int got;
+
+	cmd = probe_test_printf(test, "p:kfork/kf_size vfs_read %s", c->args);
+	KUNIT_ASSERT_EQ(test, kprobe_events_command(cmd), 0);
+	mutex_lock(&event_mutex);
+	tk = kprobe_find("kf_size", "kfork");
+	got = tk ? kprobe_strings_size(tk, &regs) : -ENOENT;
+	mutex_unlock(&event_mutex);
+	KUNIT_EXPECT_EQ(test, kprobe_events_command("-:kfork/kf_size"), 0);
+	KUNIT_EXPECT_EQ(test, got,
+			c->symbols * (snprintf(sym, sizeof(sym), "%pS", vfs_read) + 1) + c->bytes);
+}
+
 static struct kunit_case kprobe_fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(strlen_of_laid_out, strlen_gen_params),
+	KUNIT_CASE_PARAM(strings_sized, size_gen_params),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(strlen_not_canonical),
 #endif
