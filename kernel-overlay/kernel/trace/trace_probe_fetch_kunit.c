@@ -198,6 +198,15 @@ static const struct fetch_fault_case fetch_fault_cases[] = {
 	/* an array of strings through names (+32); through bad, +0(16) faults */
 	{ "a=+32(%di):string[2]", " a={\"a\",\"bc\"}", "a=+0(+56(%di)):string[2]",
 	  " a={(fault),(fault)}" },
+	/*
+	 * The same array after a string: the fields are a's data_loc, then
+	 * b's two, then a's text.  Clearing b stays inside b's field, so a
+	 * keeps its text.
+	 */
+	{ "a=+0(+16(%di)):string b=+32(%di):string[2]", " a=\"hello\" b={\"a\",\"bc\"}",
+	  "a=+0(+16(%di)):string b=+0(+56(%di)):string[2]", " a=\"hello\" b={(fault),(fault)}" },
+	/* user memory: "user" is 0x72657375; through bad, the user read at 16 faults */
+	{ "a=+u0(%dx):x32", " a=0x72657375", "a=+u0(+56(%di)):x32", " a=0x0" },
 };
 
 static void fetch_desc(const struct fetch_case *c, char *desc)
