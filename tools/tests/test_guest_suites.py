@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import mmap
 import socket
 import struct
+import tempfile
 import unittest
 from pathlib import Path
 from typing import List
@@ -237,6 +239,57 @@ class PerfEventTest(unittest.TestCase):
         self.assertEqual(len(packed), 72)
         self.assertEqual(struct.unpack_from('<Q', packed, 56)[0], 0xaa)    # config1
         self.assertEqual(struct.unpack_from('<Q', packed, 64)[0], 0xbb)    # config2
+
+
+class PerfRecordTest(unittest.TestCase):
+    @staticmethod
+    def sample(raw: bytes) -> bytes:
+        # perf_event_header (type 9, misc 2, size), the u32 size, the raw
+        # bytes, and what pads the record to a u64 boundary
+        body = struct.pack('<I', len(raw)) + raw
+        body += bytes(-len(body) % 8)
+        return struct.pack('<IHH', 9, 2, 8 + len(body)) + body
+
+    def test_records_end_to_end(self) -> None:
+        lost = struct.pack('<IHH', 2, 0, 24) + struct.pack('<QQ', 5, 1)
+        data = self.sample(b'a' * 20) + lost + self.sample(b'bcd')
+        records = perf_event.parse_records(data)
+        self.assertEqual([r.type for r in records], [9, 2, 9])
+        self.assertEqual(perf_event.raw_sample(records[0].body), b'a' * 20)
+        self.assertEqual(records[1].body, struct.pack('<QQ', 5, 1))
+        self.assertEqual(perf_event.raw_sample(records[2].body), b'bcd')
+
+    def test_record_past_the_end_refused(self) -> None:
+        with self.assertRaises(ValueError):
+            perf_event.parse_records(self.sample(b'x' * 20)[:-1])
+        with self.assertRaises(ValueError):     # a size below the header's
+            perf_event.parse_records(struct.pack('<IHH', 9, 0, 4))
+
+    def test_raw_sample_longer_than_its_record_refused(self) -> None:
+        with self.assertRaises(ValueError):
+            perf_event.raw_sample(struct.pack('<I', 9) + b'12345678')
+
+    def test_ring_buffer_wraps_and_frees(self) -> None:
+        # a control page and one data page, as a file: 10 bytes written
+        # from 4 bytes before the data's end, so 6 of them at its start
+        page = mmap.PAGESIZE
+        with tempfile.TemporaryFile() as file:
+            file.truncate(2 * page)
+            tail = 3 * page - 4
+            control = struct.pack('<QQQQ', tail + 10, tail, page, page)
+            file.seek(1024)
+            file.write(control)
+            file.seek(2 * page - 4)
+            file.write(b'0123')
+            file.seek(page)
+            file.write(b'456789')
+            file.flush()
+            ring = perf_event.RingBuffer(file.fileno(), data_pages=1)
+            try:
+                self.assertEqual(ring.take(), b'0123456789')
+                self.assertEqual(ring.take(), b'')      # data_tail moved to head
+            finally:
+                ring.close()
 
 
 class UprobeValuesTest(unittest.TestCase):

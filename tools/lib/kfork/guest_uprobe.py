@@ -17,6 +17,7 @@ import ctypes
 import errno
 import os
 import re
+import struct
 import subprocess
 import sys
 from dataclasses import dataclass, replace
@@ -958,6 +959,60 @@ def check_perf(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
     tap.check(err is None, 'kf_perf: removed once perf has closed it', err or '')
 
 
+def check_perf_record(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
+                      cold_file: Path) -> None:
+    """`perf record -e kfork:kf_raw`: the event sampled at each hit, and
+    the raw record perf reads. kf_raw's head is a struct trace_entry
+    (u16 type, u8 flags, u8 preempt_count, s32 pid: 8 bytes) and the
+    probed address (an unsigned long), so its one argument, a u8, lies at
+    byte 16. perf puts a u32 size before the record and keeps records
+    u64-aligned, so the record is ALIGN(16 + 1 + 4, 8) - 4 = 20 bytes:
+    3 bytes after the u8, which must be 0, not what the buffer held."""
+    work = elf.symbols['kf_work']
+    err = write(events, f'p:{GROUP}/kf_raw {binary}:{elf.file_offset(work):#x} '
+                        'u8=+23(%cx):u8')
+    if not tap.check(err is None, 'kf_raw: defined', err or ''):
+        return
+    event_id = int((trace / 'events' / GROUP / 'kf_raw' / 'id').read_text())
+    program = Stepper(binary, cold_file)
+    fd = -1
+    try:
+        program.step('ready')
+        pid = program.proc.pid
+        maps = Path(f'/proc/{pid}/maps').read_text()
+        elf = replace(elf, load=parse_load(maps, binary.resolve(), elf))
+        fd = perf_event.open_raw_sampler(event_id, pid)
+        ring = perf_event.RingBuffer(fd)
+        try:
+            status = program.run_through()
+            records = perf_event.parse_records(ring.take())
+        finally:
+            ring.close()
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        program.kill()
+    samples = [perf_event.raw_sample(r.body) for r in records
+               if r.type == perf_event.PERF_RECORD_SAMPLE]
+    calls = num('KF_CALLS')
+    if not tap.check(status == 0 and len(samples) == calls,
+                     f'kf_raw: perf samples each of the {calls} calls',
+                     f'status {status}, {len(samples)} samples of {len(records)} records'):
+        return
+    want = (event_id, pid, elf.at(work), num('KF_BYTE'), b'\0' * 3)
+    for i, raw in enumerate(samples):
+        if not tap.check(len(raw) == 20, f'kf_raw: call {i}: a raw record of 20 bytes',
+                         f'got {len(raw)}: {raw.hex()}'):
+            continue
+        type_, = struct.unpack_from('<H', raw, 0)
+        got_pid, vaddr = struct.unpack_from('<iQ', raw, 4)
+        tap.check((type_, got_pid, vaddr, raw[16], raw[17:]) == want,
+                  f'kf_raw: call {i}: type, pid, address, u8 and zeroed padding',
+                  f'want {want}, got {raw.hex()}')
+    err = write(events, f'-:{GROUP}/kf_raw')
+    tap.check(err is None, 'kf_raw: removed once perf has closed it', err or '')
+
+
 def check_perf_exec(tap: Tap, trace: Path, events: Path, binary: Path, elf: Elf,
                     cold_file: Path) -> None:
     """`perf stat -e EVENT -- sh -c "A; A"`: perf opens the event on a
@@ -1315,6 +1370,7 @@ def run(folder: Path) -> Tap:
             check_perf(tap, trace, events, probed, elf, cold_file)
             check_perf_systemwide(tap, trace, events, probed, elf, cold_file)
             check_perf_exec(tap, trace, events, probed, elf, cold_file)
+            check_perf_record(tap, trace, events, probed, elf, cold_file)
             check_one_kind_of_consumer(tap, trace, events, probed, elf)
             check_soft_disabled(tap, trace, events, probed, elf, cold_file)
             check_bpf(tap, trace, events, probed, elf, cold_file)

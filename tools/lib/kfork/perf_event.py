@@ -4,7 +4,8 @@ What perf and bpftrace do to attach to uprobe events, with nothing but
 the C library: a tracepoint event on a tracefs-defined uprobe event
 (PERF_TYPE_TRACEPOINT, its id), or a uprobe of the perf `uprobe` PMU
 (its type from sysfs, the file in config1, the offset in config2), the
-way libbpf attaches; a BPF program put on such an event, and the query
+way libbpf attaches; the raw records `perf record` reads from such an
+event's ring buffer; a BPF program put on such an event, and the query
 bpftool's `perf` listing makes of it (BPF_TASK_FD_QUERY). Values from
 include/uapi/linux/perf_event.h and include/uapi/linux/bpf.h.
 """
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import mmap
 import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import List
 
 SYS_PERF_EVENT_OPEN = 298          # x86-64
 SYS_BPF = 321                      # x86-64
@@ -36,9 +39,12 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _open(type_: int, config: int, config1: int, config2: int, pid: int,
-          cpu: int = -1, flags: int = 0) -> int:
+          cpu: int = -1, flags: int = 0, sample_type: int = 0) -> int:
+    # a sampling event records every hit: sample_period 1
+    period = 1 if sample_type else 0
     attr = ctypes.create_string_buffer(
-        _ATTR.pack(type_, _ATTR.size, config, 0, 0, 0, flags, 0, 0, config1, config2),
+        _ATTR.pack(type_, _ATTR.size, config, period, sample_type, 0, flags, 0, 0,
+                   config1, config2),
         _ATTR.size)
     fd = int(_libc.syscall(ctypes.c_long(SYS_PERF_EVENT_OPEN), attr, ctypes.c_long(pid),
                            ctypes.c_long(cpu), ctypes.c_long(-1), ctypes.c_ulong(0)))
@@ -52,6 +58,12 @@ def open_tracepoint(event_id: int, pid: int, cpu: int = -1, flags: int = 0) -> i
     """Count the hits of a trace event (events/GROUP/EVENT/id) in PID,
     or with pid -1, system-wide on CPU; FLAGS are the attr's bits."""
     return _open(PERF_TYPE_TRACEPOINT, event_id, 0, 0, pid, cpu, flags)
+
+
+def open_raw_sampler(event_id: int, pid: int) -> int:
+    """Record each hit of a trace event in PID with its raw record, as
+    `perf record -e GROUP:EVENT` does: read them with RingBuffer."""
+    return _open(PERF_TYPE_TRACEPOINT, event_id, 0, 0, pid, sample_type=PERF_SAMPLE_RAW)
 
 
 def pmu_config_bit(pmu: str, name: str) -> int:
@@ -78,6 +90,68 @@ def count(fd: int) -> int:
     """A counting event's value (read_format 0: one u64)."""
     data = os.read(fd, 8)
     return int(struct.unpack('<Q', data)[0])
+
+
+PERF_SAMPLE_RAW = 1 << 10
+PERF_RECORD_SAMPLE = 9
+# struct perf_event_mmap_page: data_head, data_tail, data_offset and
+# data_size, the u64s at byte 1024 (after the 1 KiB of its first part)
+_MMAP_DATA = struct.Struct('<QQQQ')
+_MMAP_DATA_AT = 1024
+# struct perf_event_header: type, misc, size (the whole record's)
+_HEADER = struct.Struct('<IHH')
+
+
+@dataclass(frozen=True)
+class Record:
+    """A record of the ring buffer: its type and what follows its header."""
+
+    type: int
+    body: bytes
+
+
+def parse_records(data: bytes) -> List[Record]:
+    """The records in DATA, laid end to end as the ring buffer holds them."""
+    records = []
+    at = 0
+    while at < len(data):
+        type_, _, size = _HEADER.unpack_from(data, at)
+        if size < _HEADER.size or at + size > len(data):
+            raise ValueError(f'perf record of size {size} at byte {at} of {len(data)}')
+        records.append(Record(type_, data[at + _HEADER.size:at + size]))
+        at += size
+    return records
+
+
+def raw_sample(body: bytes) -> bytes:
+    """The raw record of a PERF_RECORD_SAMPLE of sample_type
+    PERF_SAMPLE_RAW alone: its u32 size, then that many bytes."""
+    (size,) = struct.unpack_from('<I', body)
+    if 4 + size > len(body):
+        raise ValueError(f'raw sample of {size} bytes in a body of {len(body)}')
+    return body[4:4 + size]
+
+
+class RingBuffer:
+    """An event's mmap ring buffer: a control page, then 2^n data pages."""
+
+    def __init__(self, fd: int, data_pages: int = 8) -> None:
+        self.map = mmap.mmap(fd, (1 + data_pages) * mmap.PAGESIZE)
+
+    def take(self) -> bytes:
+        """The bytes written since the last take, which it frees."""
+        head, tail, offset, size = _MMAP_DATA.unpack_from(self.map, _MMAP_DATA_AT)
+        if head - tail > size:
+            raise ValueError(f'perf ring buffer: head {head} is past tail {tail} + {size}')
+        start = offset + tail % size
+        first = min(head - tail, offset + size - start)
+        # what runs past the end of the data pages went on at their start
+        out = self.map[start:start + first] + self.map[offset:offset + head - tail - first]
+        struct.pack_into('<Q', self.map, _MMAP_DATA_AT + 8, head)
+        return out
+
+    def close(self) -> None:
+        self.map.close()
 
 
 BPF_PROG_LOAD = 5
