@@ -31,6 +31,10 @@
 #define FETCH_AX	0xabcdefUL
 #define FETCH_RET_ADDR	0x401000UL
 
+/* an event on an empty file of the initramfs root */
+#define FETCH_EVENT	"kfork/kf_refused"
+#define FETCH_TARGET	"/kf_fetch_target"
+
 struct fetch_env {
 	struct trace_uprobe *tu;	/* room for FETCH_MAX_ARGS arguments */
 	struct pt_regs regs;
@@ -619,6 +623,39 @@ static void fetch_fast_needs_present_pages(struct kunit *test)
 	vm_munmap(fresh, PAGE_SIZE);
 }
 
+/*
+ * An enable the uprobes core refuses gives back what it took.  The
+ * probe's offset, 0x10, lies past the end of its empty file, so
+ * uprobe_register_refctr() fails (-EINVAL): the fetch areas' count is
+ * back to the suite's own reference, and the event, not enabled, can
+ * be removed.  A count left raised would keep the areas' pages for as
+ * long as the kernel runs.
+ */
+static void fetch_refused_enable_puts_areas(struct kunit *test)
+{
+	struct trace_uprobe *tu;
+	unsigned int users;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, probe_test_create_file(FETCH_TARGET), 0);
+	ret = dyn_event_create("p:" FETCH_EVENT " " FETCH_TARGET ":0x10", &trace_uprobe_ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	mutex_lock(&event_mutex);
+	users = uprobe_fetch_users;
+	tu = uprobe_find("kf_refused", "kfork");
+	ret = tu ? uprobe_event_enable(trace_probe_event_call(&tu->tp), NULL, NULL) : -ENOENT;
+	if (!ret)
+		uprobe_event_disable(trace_probe_event_call(&tu->tp), NULL);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, uprobe_fetch_users, users);
+	KUNIT_EXPECT_FALSE(test, tu && trace_probe_is_enabled(&tu->tp));
+	mutex_unlock(&event_mutex);
+
+	KUNIT_EXPECT_EQ(test, dyn_event_release("-:" FETCH_EVENT, &trace_uprobe_ops), 0);
+	probe_test_remove_file(FETCH_TARGET);
+}
+
 /* Free the event's arguments, for the next definition. */
 static void fetch_forget_args(struct trace_uprobe *tu)
 {
@@ -802,6 +839,7 @@ static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE(fetch_kernel_string_cut),
 	KUNIT_CASE(fetch_string_past_max_size),
 	KUNIT_CASE(fetch_fast_needs_present_pages),
+	KUNIT_CASE(fetch_refused_enable_puts_areas),
 	KUNIT_CASE_PARAM(fetch_fuzz, fetch_fuzz_run_gen_params),
 	{}
 };
