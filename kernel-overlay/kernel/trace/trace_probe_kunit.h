@@ -280,6 +280,21 @@ static inline int probe_test_create_file(const char *path)
 	return 0;
 }
 
+/* An empty directory at PATH, which no uprobe can name. */
+static inline int probe_test_create_dir(const char *path)
+{
+	struct path parent;
+	struct dentry *dentry = kern_path_create(AT_FDCWD, path, &parent, LOOKUP_DIRECTORY);
+	int ret;
+
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	ret = vfs_mkdir(&init_user_ns, d_inode(parent.dentry), dentry, 0755);
+	done_path_create(&parent, dentry);
+	return ret;
+}
+
+/* Remove what PATH names: a file or an empty directory. */
 static inline void probe_test_remove_file(const char *path)
 {
 	struct path parent;
@@ -287,7 +302,9 @@ static inline void probe_test_remove_file(const char *path)
 
 	if (IS_ERR(dentry))
 		return;
-	if (d_is_positive(dentry))
+	if (d_is_dir(dentry))
+		vfs_rmdir(&init_user_ns, d_inode(parent.dentry), dentry);
+	else if (d_is_positive(dentry))
 		vfs_unlink(&init_user_ns, d_inode(parent.dentry), dentry, NULL);
 	dput(dentry);
 	inode_unlock(d_inode(parent.dentry));

@@ -26,6 +26,8 @@
 #define FORMAT		"events/" EVENT "/format"
 /* created by the suite on the initramfs root: uprobes need a regular file */
 #define TARGET		"/kf_probe_target"
+/* and a directory, which they refuse */
+#define TARGET_DIR	"/kf_probe_dir"
 
 /* One line of a format file: declaration, offset, size, signedness. */
 #define FIELD(decl, off, size, sign)					\
@@ -747,6 +749,24 @@ static void parse_uprobe_removals(struct kunit *test)
 				   "p:" EVENT " " UPROBE_FIRST_PLACE " a=%ax\n");
 	}
 	probe_test_write(test, "uprobe_events", "-:" EVENT);
+}
+
+/*
+ * A directory is refused, and the parser puts the path it looked up
+ * once: the dentry's count is as it was.  TARGET_DIR is the suite's
+ * own, so nothing else takes or drops a reference meanwhile.
+ */
+static void parse_uprobe_on_directory(struct kunit *test)
+{
+	struct path dir;
+	unsigned int before;
+
+	KUNIT_ASSERT_EQ(test, kern_path(TARGET_DIR, 0, &dir), 0);
+	before = d_count(dir.dentry);
+	expect_parse_error(test, "uprobe_events", "trace_uprobe", "p ^" TARGET_DIR ":100",
+			   "Not a regular file");
+	KUNIT_EXPECT_EQ(test, d_count(dir.dentry), before);
+	path_put(&dir);
 }
 
 /*
@@ -1608,11 +1628,12 @@ static int parse_test_init(struct kunit *test)
 
 static int parse_suite_init(struct kunit_suite *suite)
 {
-	return probe_test_create_file(TARGET);
+	return probe_test_create_file(TARGET) ?: probe_test_create_dir(TARGET_DIR);
 }
 
 static void parse_suite_exit(struct kunit_suite *suite)
 {
+	probe_test_remove_file(TARGET_DIR);
 	probe_test_remove_file(TARGET);
 }
 
@@ -1626,6 +1647,7 @@ static struct kunit_case parse_test_cases[] = {
 	KUNIT_CASE_PARAM(parse_uprobe_errors, parse_uprobe_err_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_appends, parse_uprobe_append_gen_params),
 	KUNIT_CASE_PARAM(parse_uprobe_removals, parse_uprobe_removal_gen_params),
+	KUNIT_CASE(parse_uprobe_on_directory),
 	KUNIT_CASE(parse_uprobe_default_names),
 #if KFORK_TEST_FAILSLAB
 	KUNIT_CASE_PARAM(parse_alloc_failures, parse_alloc_failure_gen_params),
