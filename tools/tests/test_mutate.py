@@ -338,19 +338,28 @@ class DescendantsTest(unittest.TestCase):
             self.assertEqual(mutate.descendants(14, proc), [])
 
     def test_a_signal_stops_the_run_and_its_processes_first(self) -> None:
-        with subprocess.Popen(['sleep', '60']) as child:
-            seen: List[List[int]] = []
+        seen: List[List[int]] = []
+        children: List[subprocess.Popen[bytes]] = []
 
-            def body() -> None:
-                self.assertIn(child.pid, mutate.descendants(os.getpid()))
-                os.kill(os.getpid(), signal.SIGTERM)
+        def body() -> None:
+            # started inside the run, as the run's make and QEMU are: a
+            # test runner started in the background ignores SIGINT, and a
+            # child started before guarded() would inherit that
+            children.append(subprocess.Popen(['sleep', '60']))
+            self.assertIn(children[0].pid, mutate.descendants(os.getpid()))
+            os.kill(os.getpid(), signal.SIGTERM)
 
+        try:
             with self.assertRaises(mutate.Interrupted), \
                     contextlib.redirect_stderr(io.StringIO()):
                 mutate.guarded(body, lambda: seen.append(mutate.descendants(os.getpid())))
             # the sleep got SIGINT and had ended before restore() ran
             self.assertEqual(seen, [[]])
-            self.assertEqual(child.wait(timeout=5), -signal.SIGINT)
+            self.assertEqual(children[0].wait(timeout=5), -signal.SIGINT)
+        finally:
+            for child in children:
+                child.kill()
+                child.wait()
 
 
 class RestoreTreeTest(unittest.TestCase):
