@@ -12,19 +12,19 @@ multi-stage filter of D stages of B counters, threshold T:
   of 64 bytes, 5 times; the limit on the mice that pass is
   the smallest count a filter meeting the bound exceeds with probability
   below 1e-6 (Chernoff's bound for a sum of Bernoulli trials).
-- the fork's wider stages (2048 counters): the same bound with B = 2048
-  over 60 trials gives the fork's limit; upstream's 1024-counter stages
-  let about (1 - e^(-100/1024))^4 of the mice through, and the
+- the fork's five stages of 1024 counters: the same bound with D = 5
+  over 80 trials gives the fork's limit; upstream's four stages
+  of 1024 let about (1 - e^(-100/1024))^4 of the mice through, and the
   probability that they stay within that limit is printed beside it.
 - conservative update: no closed form, so a simulation of four stages
-  of 1024 (upstream) and of 2048 (the fork) counters with uniform
+  of 1024 (upstream) and five (the fork) with uniform
   independent indexes, 4096 mice of 8 packets of 1000 bytes round robin
-  and T = 20000, once with every packet added to all four counters and
-  once with conservative update (both shielded).
+  and T = 20000, once with every packet added to all of a flow's
+  counters and once with conservative update (both shielded).
 
 The hhf_filter suite (sch_hhf_filter_kunit.c, the fork's filter called
 directly) runs the false-positive workload FILTER_TRIALS times on the
-fork's 2048-counter stages; its limit is the Chernoff one again.
+fork's stages; its limit is the Chernoff one again.
 
 Run with no argument to print the hhf_classify suite's C block, with
 --suite hhf_filter the other one; --check FILE verifies that FILE holds
@@ -39,7 +39,8 @@ import random
 import sys
 from typing import Callable, Dict, List, Optional
 
-D, B = 4, 1024
+D, B = 4, 1024             # upstream: stages, counters per stage
+FORK_D, FORK_B = 5, 1024   # the fork's
 BEGIN = '/* BEGIN derived by kunit/derive/hhf_filter.py */'
 END = '/* END derived */'
 
@@ -50,15 +51,14 @@ MICE, MOUSE_LEN, TRIALS = 10000, 64, 5
 # The conservative-update workload.
 CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 4096, 8, 1000, 20000, 20
 
-
-FORK_B, FORK_TRIALS = 2048, 60
+FORK_TRIALS = 80
 FILTER_TRIALS = 100
 
 
-def fp_bound(counters: int = B) -> float:
+def fp_bound(stages: int = D, counters: int = B) -> float:
     """Probability that one mouse passes, at most."""
     counted = ELEPHANTS * T_DEFAULT + MICE * MOUSE_LEN
-    return float((counted / ((T_DEFAULT - MOUSE_LEN) * counters)) ** D)
+    return float((counted / ((T_DEFAULT - MOUSE_LEN) * counters)) ** stages)
 
 
 def poisson_at_most(mean: float, n: int) -> float:
@@ -76,23 +76,23 @@ def chernoff_limit(mean: float, risk: float = 1e-6) -> int:
         n += 1
 
 
-def simulate(conservative: bool, seed: int, counters_per_stage: int) -> int:
+def simulate(conservative: bool, seed: int, stages: int, counters_per_stage: int) -> int:
     """Flows that pass in the conservative-update workload."""
     rnd = random.Random(seed)
-    slots = [[rnd.randrange(counters_per_stage) for _ in range(D)]
+    slots = [[rnd.randrange(counters_per_stage) for _ in range(stages)]
              for _ in range(CU_FLOWS)]
-    counters = [[0] * counters_per_stage for _ in range(D)]
+    counters = [[0] * counters_per_stage for _ in range(stages)]
     heavy = [False] * CU_FLOWS
     for _ in range(CU_PKTS):
         for flow in range(CU_FLOWS):
             if heavy[flow]:
                 continue
             mine = slots[flow]
-            estimate = min(counters[s][mine[s]] for s in range(D)) + CU_LEN
+            estimate = min(counters[s][mine[s]] for s in range(stages)) + CU_LEN
             if estimate > CU_ADMIT:
                 heavy[flow] = True
                 continue
-            for s in range(D):
+            for s in range(stages):
                 if conservative:
                     counters[s][mine[s]] = max(counters[s][mine[s]], estimate)
                 else:
@@ -103,12 +103,12 @@ def simulate(conservative: bool, seed: int, counters_per_stage: int) -> int:
 def block() -> List[str]:
     p = fp_bound()
     mean = p * MICE * TRIALS
-    fork_mean = fp_bound(FORK_B) * MICE * FORK_TRIALS
+    fork_mean = fp_bound(FORK_D, FORK_B) * MICE * FORK_TRIALS
     fork_limit = chernoff_limit(fork_mean)
     upstream_mean = (1 - math.exp(-ELEPHANTS / B)) ** D * MICE * FORK_TRIALS
-    runs = [(seed, b) for seed in range(CU_SEEDS) for b in (B, FORK_B)]
-    plain = [simulate(False, seed, b) for seed, b in runs]
-    conservative = [simulate(True, seed, b) for seed, b in runs]
+    runs = [(seed, d, b) for seed in range(CU_SEEDS) for d, b in ((D, B), (FORK_D, FORK_B))]
+    plain = [simulate(False, seed, d, b) for seed, d, b in runs]
+    conservative = [simulate(True, seed, d, b) for seed, d, b in runs]
     return [
         BEGIN,
         f'#define FP_TRIALS\t\t{TRIALS}',
@@ -118,7 +118,8 @@ def block() -> List[str]:
         f'#define FP_FORK_MAX_PASSED\t{fork_limit}\t/* mean at most {fork_mean:.1f}; '
         f'upstream: about {upstream_mean:.0f}, P(<= {fork_limit}) = '
         f'{poisson_at_most(upstream_mean, fork_limit):.0e} */',
-        f'#define CU_PLAIN_FEWEST\t\t{min(plain)}\t/* {CU_SEEDS} seeds, {B} and {FORK_B} counters */',
+        f'#define CU_PLAIN_FEWEST\t\t{min(plain)}\t/* {CU_SEEDS} seeds, {D} x {B} and '
+        f'{FORK_D} x {FORK_B} counters */',
         f'#define CU_PLAIN_MOST\t\t{max(plain)}',
         f'#define CU_CONSERVATIVE_MOST\t{max(conservative)}',
         END,
@@ -126,7 +127,7 @@ def block() -> List[str]:
 
 
 def filter_block() -> List[str]:
-    mean = fp_bound(FORK_B) * MICE * FILTER_TRIALS
+    mean = fp_bound(FORK_D, FORK_B) * MICE * FILTER_TRIALS
     return [
         BEGIN,
         f'#define FILTER_FP_TRIALS\t{FILTER_TRIALS}',

@@ -35,23 +35,22 @@
  * the false-positive bound assumes exactly that independence.
  *
  * What sets the false-positive rate is how many counters the heavy
- * hitters fill: a mouse passes when each of its four lands on one, so
- * with n heavy hitters about (1 - e^(-n/counters))^4 of the mice pass.
- * The first design had four stages of 1024 counters; this one has four
- * of 2048.  For 100 heavy hitters that is 5 false positives per million
- * mice instead of 75 (kunit/derive/hhf_fp_sim.c).  Independence alone
- * would not have lowered it.
+ * hitters fill: a mouse passes when each of its counters is one of
+ * theirs, so with n heavy hitters about (1 - e^(-n/counters))^stages of
+ * the mice pass.  Upstream has four stages of 1024: for 100 heavy
+ * hitters, 75 false positives per million mice.  This filter has five:
+ * 7 per million (kunit/derive/hhf_fp_sim.c).  Stages stay at 1024
+ * counters, as many as upstream's, because fewer fail many-flow loads:
+ * with 4096 flows of 8000 bytes and admit_bytes 20000, eight stages of
+ * 512 take nearly all of them for heavy hitters, conservative update or
+ * not, where stages of 1024 take none (kunit/derive/hhf_filter.py).
  *
- * Twice the counters in less memory: they are 16-bit, in units of
- * 2^unit_shift bytes, the smallest power of two that brings admit_bytes
- * below 2^16 (4 bytes at the default 128 KiB).  A counter never holds
- * more than admit_bytes' units, since a flow past them passes and stops
- * counting, so it cannot overflow.  A packet counts its length rounded
- * up to whole units: a flow past admit_bytes still always passes, and
- * one of packets that are not whole units passes early by less than a
- * unit per packet.  16 KiB of counters, 1 KiB of their fresh bits and a
- * table of 512 hlist heads (4 KiB) replace the first design's 16 KiB of
- * counters and 16 KiB table of list heads.
+ * A counter holds bytes in 32 bits and a packet adds its length, as
+ * upstream's do, so a flow alone in the filter passes with the very
+ * packet upstream's passes with, whatever the lengths and admit_bytes.
+ * Five pages of counters, 640 bytes of their fresh bits and a table of
+ * 512 hlist heads (4 KiB) replace upstream's four pages of counters,
+ * 512 bytes of bits and 16 KiB table of list heads.
  */
 
 #include <linux/bitmap.h>
@@ -66,8 +65,8 @@
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 
-#define HHF_STAGES		4
-#define HHF_STAGE_BITS		11
+#define HHF_STAGES		5
+#define HHF_STAGE_BITS		10
 #define HHF_COUNTERS		BIT(HHF_STAGE_BITS)	/* per stage */
 #define HHF_TABLE_BITS		9
 #define HHF_TABLE_SIZE		BIT(HHF_TABLE_BITS)
@@ -102,11 +101,11 @@ struct hhf_bucket {
  */
 struct hhf_filter {
 	u32 stage_mul[HHF_STAGES];	/* odd, one per stage */
-	u16 *counters;			/* HHF_STAGES x HHF_COUNTERS units */
+	u32 *counters[HHF_STAGES];	/* HHF_COUNTERS each, bytes */
 	/*
 	 * A counter whose bit is clear holds a previous period's value and
-	 * reads as zero: clearing 1 KiB of bits at each reset is cheaper
-	 * than rewriting 16 KiB of counters the next packets may not touch.
+	 * reads as zero: clearing 640 bytes of bits at each reset is cheaper
+	 * than rewriting 20 KiB of counters the next packets may not touch.
 	 */
 	unsigned long *fresh;
 	u32 period_start;		/* jiffies of the last reset */
@@ -114,8 +113,7 @@ struct hhf_filter {
 
 	u32 hh_limit;
 	u32 reset_timeout;		/* jiffies */
-	u32 admit_bytes;		/* set with hhf_filter_set_admit() */
-	u8 unit_shift;			/* a counter's unit: 2^unit_shift bytes */
+	u32 admit_bytes;
 	u32 evict_timeout;		/* jiffies */
 
 	/* of struct tc_hhf_xstats, written under the qdisc lock */
@@ -166,57 +164,32 @@ static void hhf_filter_clear(struct hhf_filter *f, u32 now)
 	f->period_start = now;
 }
 
-/* Bytes in 16 bits: the shift for admit_bytes' unit. */
-static u8 hhf_unit_shift(u32 admit_bytes)
-{
-	return admit_bytes > U16_MAX ? fls(admit_bytes) - 16 : 0;
-}
-
-/*
- * admit_bytes and with it the counters' unit.  Counts in another unit
- * would be misread, so a new unit starts a new period.
- */
-static void hhf_filter_set_admit(struct hhf_filter *f, u32 bytes, u32 now)
-{
-	u8 shift = hhf_unit_shift(bytes);
-
-	f->admit_bytes = bytes;
-	if (shift != f->unit_shift) {
-		f->unit_shift = shift;
-		hhf_filter_clear(f, now);
-	}
-}
-
-/* @len in the counters' units, rounded up. */
-static __always_inline u32 hhf_units(const struct hhf_filter *f, u32 len)
-{
-	u32 unit = BIT(f->unit_shift);
-
-	return (len >> f->unit_shift) + !!(len & (unit - 1));
-}
-
-/* Slot of @hash in stage @stage, as an index into f->counters. */
+/* Where @hash counts in stage @stage: an index into its counters. */
 static __always_inline u32 hhf_slot(const struct hhf_filter *f, u32 hash, int stage)
 {
-	return stage * HHF_COUNTERS +
-	       ((hash * f->stage_mul[stage]) >> (32 - HHF_STAGE_BITS));
+	return (hash * f->stage_mul[stage]) >> (32 - HHF_STAGE_BITS);
 }
 
-static __always_inline u32 hhf_counter(struct hhf_filter *f, u32 slot)
+static __always_inline u32 hhf_counter(struct hhf_filter *f, int stage, u32 slot)
 {
-	if (!test_bit(slot, f->fresh)) {
-		__set_bit(slot, f->fresh);
-		f->counters[slot] = 0;
+	u32 bit = stage * HHF_COUNTERS + slot;
+
+	if (!test_bit(bit, f->fresh)) {
+		__set_bit(bit, f->fresh);
+		f->counters[stage][slot] = 0;
 	}
-	return f->counters[slot];
+	return f->counters[stage][slot];
 }
 
 /*
- * The flow's estimated units this period including @len bytes: the
- * smallest of its counters plus the packet.  Fills @slots for the
- * update.
+ * The flow's bytes this period with the packet's @len: the smallest of
+ * its counters plus the packet.  Each sum is taken in 32 bits, as
+ * upstream takes it, so one past U32_MAX wraps to a small number: a
+ * flow that comes within a packet of U32_MAX bytes in a period then
+ * stays a mouse, its counters where they were, on both.  Fills @slots
+ * for the update.
  */
-static __always_inline u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
+static __always_inline u32 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
 					       u32 *slots)
 {
 	u32 least = U32_MAX;
@@ -224,23 +197,20 @@ static __always_inline u64 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u
 
 	for (stage = 0; stage < HHF_STAGES; stage++) {
 		slots[stage] = hhf_slot(f, hash, stage);
-		least = min(least, hhf_counter(f, slots[stage]));
+		least = min(least, hhf_counter(f, stage, slots[stage]) + len);
 	}
-	return (u64)least + hhf_units(f, len);
+	return least;
 }
 
-/*
- * Conservative update: no counter is raised past the flow's estimate,
- * which is at most admit_bytes' units and so fits.
- */
+/* Conservative update: no counter is raised past the flow's estimate. */
 static __always_inline void hhf_filter_raise(struct hhf_filter *f, const u32 *slots,
 					     u32 estimate)
 {
 	int stage;
 
 	for (stage = 0; stage < HHF_STAGES; stage++)
-		if (f->counters[slots[stage]] < estimate)
-			f->counters[slots[stage]] = estimate;
+		if (f->counters[stage][slots[stage]] < estimate)
+			f->counters[stage][slots[stage]] = estimate;
 }
 
 /* ---- the table of heavy hitters ---- */
@@ -312,9 +282,8 @@ static void hhf_table_clear(struct hhf_filter *f)
  */
 static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32 len, u32 now)
 {
-	u32 slots[HHF_STAGES];
+	u32 slots[HHF_STAGES], estimate;
 	struct hhf_flow *flow;
-	u64 estimate;
 
 	if (hhf_expired(f->period_start, f->reset_timeout, now))
 		hhf_filter_clear(f, now);
@@ -326,7 +295,7 @@ static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32
 	}
 
 	estimate = hhf_filter_estimate(f, hash, len, slots);
-	if (estimate <= f->admit_bytes >> f->unit_shift) {
+	if (estimate <= f->admit_bytes) {
 		hhf_filter_raise(f, slots, estimate);
 		return false;
 	}
@@ -341,18 +310,23 @@ static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32
 /* Counters, heavy hitters and odd multipliers; the period starts @now. */
 static int hhf_filter_alloc(struct hhf_filter *f, u32 now)
 {
-	u32 i;
+	int stage;
 
-	f->counters = kvcalloc(HHF_STAGES * HHF_COUNTERS, sizeof(u16),
-			       GFP_KERNEL);
+	/*
+	 * A stage a page: one array of all five would take an order-3
+	 * block, eight pages, from kmalloc.
+	 */
+	for (stage = 0; stage < HHF_STAGES; stage++) {
+		f->counters[stage] = kvcalloc(HHF_COUNTERS, sizeof(u32), GFP_KERNEL);
+		if (!f->counters[stage])
+			return -ENOMEM;
+		f->stage_mul[stage] = get_random_u32() | 1;
+	}
 	f->fresh = bitmap_zalloc(HHF_STAGES * HHF_COUNTERS, GFP_KERNEL);
 	/* Zeroed, every chain is empty: an hlist_head is its first pointer. */
 	f->table = kvcalloc(HHF_TABLE_SIZE, sizeof(*f->table), GFP_KERNEL);
-	if (!f->counters || !f->fresh || !f->table)
+	if (!f->fresh || !f->table)
 		return -ENOMEM;
-	for (i = 0; i < HHF_STAGES; i++)
-		f->stage_mul[i] = get_random_u32() | 1;
-	f->unit_shift = hhf_unit_shift(f->admit_bytes);
 	f->period_start = now;
 	return 0;
 }
@@ -360,11 +334,14 @@ static int hhf_filter_alloc(struct hhf_filter *f, u32 now)
 /* Also after a failed hhf_filter_alloc(). */
 static void hhf_filter_free(struct hhf_filter *f)
 {
+	int stage;
+
 	if (f->table)
 		hhf_table_clear(f);
 	kvfree(f->table);
 	bitmap_free(f->fresh);
-	kvfree(f->counters);
+	for (stage = 0; stage < HHF_STAGES; stage++)
+		kvfree(f->counters[stage]);
 }
 
 /* Counters and heavy hitters go; the totals stay. */
@@ -586,8 +563,7 @@ static int hhf_change(struct Qdisc *sch, struct nlattr *opt,
 	f->hh_limit = hhf_get_u32(tb, TCA_HHF_HH_FLOWS_LIMIT, f->hh_limit);
 	f->reset_timeout = hhf_get_usecs(tb, TCA_HHF_RESET_TIMEOUT,
 					 f->reset_timeout);
-	hhf_filter_set_admit(f, hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES,
-					    f->admit_bytes), hhf_now());
+	f->admit_bytes = hhf_get_u32(tb, TCA_HHF_ADMIT_BYTES, f->admit_bytes);
 	f->evict_timeout = hhf_get_usecs(tb, TCA_HHF_EVICT_TIMEOUT,
 					 f->evict_timeout);
 	hhf_trim(sch);

@@ -18,7 +18,7 @@
 
 /* BEGIN derived by kunit/derive/hhf_filter.py */
 #define FILTER_FP_TRIALS	100
-#define FILTER_FP_MAX_PASSED	24	/* mean at most 6.9 */
+#define FILTER_FP_MAX_PASSED	33	/* mean at most 11.3 */
 /* END derived */
 
 #define FILTER_ADMIT	10000	/* bytes; 1000-byte packets: the 11th passes */
@@ -28,7 +28,7 @@
 
 /* Fixed odd multipliers, so that which flows meet is known. */
 static const u32 filter_muls[HHF_STAGES] = {
-	0x9e3779b1, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f,
+	0x9e3779b1, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f, 0x165667b1,
 };
 
 static struct hhf_filter *filter_of(struct kunit *test)
@@ -52,15 +52,12 @@ static noinline u32 filter_slot(const struct hhf_filter *f, u32 hash, int stage)
 	return hhf_slot(f, hash, stage);
 }
 
-/*
- * The counter of @hash in @stage, as the filter reads it now: in units,
- * which are bytes for admit_bytes below 2^16 (FILTER_ADMIT).
- */
+/* The counter of @hash in @stage, as the filter reads it now: bytes. */
 static noinline u32 filter_counter(struct kunit *test, u32 hash, int stage)
 {
 	struct hhf_filter *f = filter_of(test);
 
-	return hhf_counter(f, filter_slot(f, hash, stage));
+	return hhf_counter(f, stage, filter_slot(f, hash, stage));
 }
 
 /* Packets of @len bytes of @hash at @now until one is heavy: how many. */
@@ -87,38 +84,40 @@ static bool filter_apart(struct kunit *test, u32 a, u32 b)
 }
 
 /*
- * No false negatives, exactly: a flow alone in the filter leaves all
- * four of its counters at its units so far (each packet's estimate is
+ * No false negatives, and no early passes: a flow alone in the filter
+ * leaves all its counters at its bytes so far (each packet's estimate is
  * the smallest counter plus the packet, and the counters are raised to
- * it).  The unit u is 2^unit_shift bytes, the smallest power of two
- * with admit_bytes / u < 2^16, and a packet of len bytes counts
- * ceil(len / u) units, so packet k passes when
- * k * ceil(len / u) > floor(admit_bytes / u).  Below 2^16 the unit is a
- * byte: k * len > admit_bytes, packet admit_bytes / len + 1.
+ * it), so packet k of len bytes passes when k * len > admit_bytes, with
+ * packet floor(admit_bytes / len) + 1, as upstream's filter passes it.
+ * Upstream adds in 32 bits: if that packet's sum is past U32_MAX it
+ * wraps, and the flow never passes.
  *
- *   admit 131072, u = 4: 64 bytes are 16 units, 32768 / 16 + 1 = 2049;
- *     572 are 143, 32768 / 143 + 1 = 230; one byte counts a whole unit,
- *     so 1-byte packets pass with the 32769th, not the 131073rd.
- *   admit 65535, u = 1: the largest admit_bytes counted in bytes.
- *   admit 65536, u = 2: 3 bytes are 2 units, 32768 / 2 + 1 = 16385.
- *   admit U32_MAX, u = 65536: 65535 bytes are one unit of 65535 allowed,
- *     so the 65536th passes.
+ *   admit 131072: 43 bytes, 131072 / 43 = 3048.2, the 3049th; 64 bytes,
+ *     exactly 2048 packets are admit_bytes itself, the 2049th; 1 byte,
+ *     the 131073rd.
+ *   admit 10^7: 64 bytes, 156250 packets are exactly 10^7, the 156251st.
+ *   admit 65536: 3 bytes, 21845 * 3 = 65535, the 21846th.
+ *   admit 0: the first byte.
+ *   admit U32_MAX: 65535 * 65537 = 2^32 - 1 is U32_MAX itself, and the
+ *     65538th packet's sum wraps to 65534: never, as upstream.
  */
 struct filter_first_case {
 	const char *name;
-	u32 admit, len, heavy_at;
+	u32 admit, len, heavy_at;	/* heavy_at 0: not within tried */
+	u32 tried;
 };
 
 static const struct filter_first_case filter_first_cases[] = {
-	{ "1000-byte packets, admit 10000", 10000, 1000, 11 },
-	{ "1500-byte packets, admit 10000", 10000, 1500, 7 },
-	{ "64-byte packets, admit 131072", 131072, 64, 2049 },
-	{ "572-byte packets, admit 131072", 131072, 572, 230 },
-	{ "1-byte packets, admit 131072", 131072, 1, 32769 },
-	{ "1-byte packets, admit 65535", 65535, 1, 65536 },
-	{ "3-byte packets, admit 65536", 65536, 3, 16385 },
-	{ "one byte, admit 0", 0, 1, 1 },
-	{ "65535-byte packets, admit U32_MAX", U32_MAX, 65535, 65536 },
+	{ "1000-byte packets, admit 10000", 10000, 1000, 11, 11 },
+	{ "1500-byte packets, admit 10000", 10000, 1500, 7, 7 },
+	{ "43-byte packets, admit 131072", 131072, 43, 3049, 3049 },
+	{ "64-byte packets, admit 131072", 131072, 64, 2049, 2049 },
+	{ "572-byte packets, admit 131072", 131072, 572, 230, 230 },
+	{ "1-byte packets, admit 131072", 131072, 1, 131073, 131073 },
+	{ "64-byte packets, admit 10^7", 10000000, 64, 156251, 156251 },
+	{ "3-byte packets, admit 65536", 65536, 3, 21846, 21846 },
+	{ "one byte, admit 0", 0, 1, 1, 1 },
+	{ "65535-byte packets, admit U32_MAX", U32_MAX, 65535, 0, 65540 },
 };
 
 static void filter_first_case_desc(const struct filter_first_case *c, char *desc)
@@ -132,80 +131,88 @@ static void filter_heavy_exactly_past_admit(struct kunit *test)
 {
 	const struct filter_first_case *c = test->param_value;
 	struct hhf_filter *f = filter_of(test);
+	bool heavy = c->heavy_at;
 
-	hhf_filter_set_admit(f, c->admit, FILTER_T0);
-	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 1, c->len, FILTER_T0, c->heavy_at),
+	f->admit_bytes = c->admit;
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 1, c->len, FILTER_T0, c->tried),
 			c->heavy_at);
-	KUNIT_EXPECT_EQ(test, f->hh_total, 1U);
-	KUNIT_EXPECT_EQ(test, f->hh_current, 1U);
-	/* from the table now, whatever the size */
-	KUNIT_EXPECT_TRUE(test, filter_heavy(f, 1, 1, FILTER_T0));
+	KUNIT_EXPECT_EQ(test, f->hh_total, (u32)heavy);
+	KUNIT_EXPECT_EQ(test, f->hh_current, (u32)heavy);
+	/* from the table now, whatever the size; or still a mouse */
+	KUNIT_EXPECT_EQ(test, filter_heavy(f, 1, 1, FILTER_T0), heavy);
 }
 
 /*
- * The estimate is 64-bit: in byte units, a counter of 1 plus a packet
- * of U32_MAX bytes is 2^32, over admit_bytes, where 32 bits would wrap
- * to 0 and keep the flow a mouse.
+ * The sum wraps as upstream's does, and a wrapped sum raises nothing: a
+ * flow's counters at 1, a packet of U32_MAX bytes sums to 2^32, which is
+ * 0 in 32 bits and no more than admit_bytes, so it is a mouse's and the
+ * counters stay at 1.  9999 bytes more bring them to FILTER_ADMIT itself
+ * and one byte past it passes.  A sum in 64 bits, or one saturating at
+ * U32_MAX, would have passed the big packet.
  */
-static void filter_estimate_does_not_wrap(struct kunit *test)
+static void filter_sum_wraps_as_upstream(struct kunit *test)
 {
 	struct hhf_filter *f = filter_of(test);
+	int stage;
 
 	KUNIT_ASSERT_FALSE(test, filter_heavy(f, 2, 1, FILTER_T0));
-	KUNIT_EXPECT_TRUE(test, filter_heavy(f, 2, U32_MAX, FILTER_T0));
+	KUNIT_EXPECT_FALSE(test, filter_heavy(f, 2, U32_MAX, FILTER_T0));
+	for (stage = 0; stage < HHF_STAGES; stage++)
+		KUNIT_EXPECT_EQ(test, filter_counter(test, 2, stage), 1U);
+	KUNIT_EXPECT_FALSE(test, filter_heavy(f, 2, 9999, FILTER_T0));
+	KUNIT_EXPECT_TRUE(test, filter_heavy(f, 2, 1, FILTER_T0));
 }
 
 /*
- * admit_bytes sets the unit, so changing it to one of another unit
- * starts a new period.  A flow has 5000 bytes counted at FILTER_ADMIT
- * (u = 1).  Raised to 20000, still u = 1, the count stays: 1000-byte
- * packets pass with the 16th, 5000 + 16000 > 20000.  Raised to 131072
- * instead (u = 4), the counters start again: 1000 bytes are 250 units
- * and the 132nd passes, 132 * 250 > 32768; had the 5000 stayed, read as
- * units, the 112th would have.
+ * A new admit_bytes applies to the bytes already counted, as upstream
+ * applies it: the period goes on.  A flow has 5000 bytes counted at
+ * FILTER_ADMIT.  Raised to 131072, 1000-byte packets pass with the
+ * 127th (5000 + 127000 = 132000 > 131072; 131000 is not); lowered to
+ * 3000, the next packet passes (6000).  Counting again from zero would
+ * take the 132nd and the 4th.
  */
-struct filter_unit_case {
+struct filter_admit_case {
 	const char *name;
 	u32 admit, heavy_at;
 };
 
-static const struct filter_unit_case filter_unit_cases[] = {
-	{ "same unit, counts kept", 20000, 16 },
-	{ "new unit, new period", 131072, 132 },
+static const struct filter_admit_case filter_admit_cases[] = {
+	{ "raised to 131072", 131072, 127 },
+	{ "lowered to 3000", 3000, 1 },
 };
 
-static void filter_unit_case_desc(const struct filter_unit_case *c, char *desc)
+static void filter_admit_case_desc(const struct filter_admit_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(filter_unit, filter_unit_cases, filter_unit_case_desc);
+KUNIT_ARRAY_PARAM(filter_admit, filter_admit_cases, filter_admit_case_desc);
 
-static void filter_admit_change_of_unit(struct kunit *test)
+static void filter_admit_change_keeps_counts(struct kunit *test)
 {
-	const struct filter_unit_case *c = test->param_value;
+	const struct filter_admit_case *c = test->param_value;
 	struct hhf_filter *f = filter_of(test);
 	int i;
 
 	for (i = 0; i < 5; i++)
 		KUNIT_ASSERT_FALSE(test, filter_heavy(f, 4, 1000, FILTER_T0));
-	hhf_filter_set_admit(f, c->admit, FILTER_T0 + 1);
-	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 4, 1000, FILTER_T0 + 1, c->heavy_at),
+	f->admit_bytes = c->admit;
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, 4, 1000, FILTER_T0 + 1, 200),
 			c->heavy_at);
 }
 
 /*
  * Conservative update: flows a and b share their stage-0 counter only
- * (asserted for the fixed multipliers).  a sends 3000 bytes: its four
+ * (asserted for the fixed multipliers).  a sends 3000 bytes: its five
  * counters hold 3000.  b's packet of 100 bytes is estimated at
- * min(3000, 0, 0, 0) + 100 = 100, so it raises its own three counters
+ * min(3000, 0, 0, 0, 0) + 100 = 100, so it raises its own four counters
  * to 100 and leaves the shared one at 3000; adding the packet to every
  * counter would make it 3100.  a's next estimate is still its own bytes.
  */
 static void filter_conservative_update(struct kunit *test)
 {
 	struct hhf_filter *f = filter_of(test);
-	u32 a = 0x10000, b = 0x10a18, i;	/* b: found by search */
+	u32 a = 0x10000, b = 0x103db, i;	/* b: found by search */
 	int stage;
 
 	KUNIT_ASSERT_EQ(test, filter_slot(f, a, 0), filter_slot(f, b, 0));
@@ -309,12 +316,10 @@ static void filter_period_starts_at_alloc(struct kunit *test)
  * A filter as hhf_filter_alloc() leaves it, with its own multipliers:
  * each odd (an even one loses the hash's top bit), and no two alike (two
  * alike would be one stage counted twice; the chance that random ones
- * are is 6 in 2^31).  Its unit comes from admit_bytes from the start:
- * at 131072 it is 4 bytes, and 64-byte packets pass with the 2049th, as
- * in filter_heavy_exactly_past_admit; counted in bytes, the 16-bit
- * counters would wrap first.
+ * are is 10 in 2^31).  It counts from the start: at 131072, 64-byte
+ * packets pass with the 2049th, as in filter_heavy_exactly_past_admit.
  */
-static void filter_alloc_stages_and_unit(struct kunit *test)
+static void filter_alloc_stages(struct kunit *test)
 {
 	struct hhf_filter *f = filter_of(test);
 	int i, j;
@@ -322,7 +327,6 @@ static void filter_alloc_stages_and_unit(struct kunit *test)
 	/* again, from the zeroes of a new qdisc's private area */
 	hhf_filter_free(f);
 	memset(f->stage_mul, 0, sizeof(f->stage_mul));
-	f->unit_shift = 0;
 	f->admit_bytes = 131072;
 	KUNIT_ASSERT_EQ(test, hhf_filter_alloc(f, FILTER_T0), 0);
 	for (i = 0; i < HHF_STAGES; i++) {
@@ -423,7 +427,7 @@ static void filter_reset_keeps_totals(struct kunit *test)
  * 1500 more) and 10000 mice of one 64-byte packet, at the default
  * admit_bytes, FILTER_FP_TRIALS times with fresh multipliers.  Estan
  * and Varghese bound the chance that a mouse passes by
- * (C / ((T - s) b))^d = (13747200 / (131008 * 2048))^4 = 6.9e-6; the
+ * (C / ((T - s) b))^d = (13747200 / (131008 * 1024))^5 = 1.1e-5; the
  * filter meeting it passes more than FILTER_FP_MAX_PASSED of the
  * million mice with probability below 1e-6 (Chernoff).  The keys are
  * distinct numbers, as multiply-shift hashing asks; a filter whose
@@ -437,7 +441,7 @@ static void filter_false_positive_rate(struct kunit *test)
 	int trial, stage, i;
 
 	prandom_seed_state(&rnd, 0x686866);
-	hhf_filter_set_admit(f, 131072, FILTER_T0);
+	f->admit_bytes = 131072;
 	for (trial = 0; trial < FILTER_FP_TRIALS; trial++) {
 		hhf_filter_reset(f, FILTER_T0);
 		f->hh_total = 0;
@@ -521,13 +525,13 @@ static void filter_test_exit(struct kunit *test)
 
 static struct kunit_case filter_test_cases[] = {
 	KUNIT_CASE_PARAM(filter_heavy_exactly_past_admit, filter_first_gen_params),
-	KUNIT_CASE(filter_estimate_does_not_wrap),
-	KUNIT_CASE_PARAM(filter_admit_change_of_unit, filter_unit_gen_params),
+	KUNIT_CASE(filter_sum_wraps_as_upstream),
+	KUNIT_CASE_PARAM(filter_admit_change_keeps_counts, filter_admit_gen_params),
 	KUNIT_CASE(filter_conservative_update),
 	KUNIT_CASE(filter_shields_heavy_hitters),
 	KUNIT_CASE_PARAM(filter_counters_last_one_period, filter_period_gen_params),
 	KUNIT_CASE(filter_period_starts_at_alloc),
-	KUNIT_CASE(filter_alloc_stages_and_unit),
+	KUNIT_CASE(filter_alloc_stages),
 	KUNIT_CASE(filter_evicts_idle),
 	KUNIT_CASE(filter_evicts_only_its_chain),
 	KUNIT_CASE(filter_hh_limit_caps_table),

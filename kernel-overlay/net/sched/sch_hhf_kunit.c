@@ -25,14 +25,15 @@
 
 /*
  * The sizes make check runs (tools/kunit --full): without it,
- * hhf_classify_no_false_negatives runs one of its three mixes and the
- * marked hhf_classify_fewer_false_positives, whose 600,000 mice take
- * 30 s of TCG, is skipped.  The fork's hhf_filter suite measures that
- * rate over a million mice through the filter alone in 2 s, every run.
+ * hhf_classify_no_false_negatives runs one of its three mixes, the
+ * marked hhf_classify_fewer_false_positives, whose 800,000 mice take
+ * 40 s of TCG, is skipped.  The fork's
+ * hhf_filter suite measures that rate over a million mice through the
+ * filter alone in 2 s, every run.
  */
 static bool full;
 module_param(full, bool, 0444);
-MODULE_PARM_DESC(full, "hhf_classify at full size: three mixes without false negatives, 600,000 mice");
+MODULE_PARM_DESC(full, "hhf_classify at full size: three mixes without false negatives, 800,000 mice");
 
 #define ADMIT_SMALL	10000	/* bytes; 1000-byte packets: the 11th passes */
 #define LONG_USECS	60000000	/* 60 s: no reset or eviction mid-test */
@@ -42,9 +43,9 @@ MODULE_PARM_DESC(full, "hhf_classify at full size: three mixes without false neg
 #define FP_TRIALS		5
 #define FP_BOUND_PPM		111	/* 0.0001103 per mouse */
 #define FP_MAX_PASSED		21	/* mean at most 5.5 */
-#define FP_FORK_TRIALS		60
-#define FP_FORK_MAX_PASSED	18	/* mean at most 4.1; upstream: about 45, P(<= 18) = 4e-06 */
-#define CU_PLAIN_FEWEST		466	/* 20 seeds, 1024 and 2048 counters */
+#define FP_FORK_TRIALS		80
+#define FP_FORK_MAX_PASSED	28	/* mean at most 9.0; upstream: about 60, P(<= 28) = 3e-06 */
+#define CU_PLAIN_FEWEST		2486	/* 20 seeds, 4 x 1024 and 5 x 1024 counters */
 #define CU_PLAIN_MOST		2837
 #define CU_CONSERVATIVE_MOST	0
 /* END derived */
@@ -209,8 +210,8 @@ static void hhf_classify_no_false_negatives(struct kunit *test)
  * packet of 572 bytes and 88 of 1500: 572 + 87 * 1500 = 131072 is T,
  * not above, so it passes with its last packet, and the counters it
  * alone holds are left at T itself.  That is the worst case for the
- * mice: one of 64 bytes passes wherever all four of its counters are
- * an elephant's.  Returns how many mice passed, over trials fresh
+ * mice: one of 64 bytes passes wherever all of its counters are
+ * elephants'.  Returns how many mice passed, over trials fresh
  * qdiscs (a new hash key each).
  */
 #define FP_ELEPHANTS	100
@@ -259,8 +260,8 @@ static u32 hhf_fp_trials(struct kunit *test, int trials)
  * period: a stage has at most C / (T - s) counters of T - s bytes or
  * more, so a flow of s bytes passes with probability at most
  * (C / ((T - s) b))^d.  Shielding and conservative update only lower
- * counters, so the bound holds for them too, and so do wider stages
- * than upstream's, which the fork has.  Here d = 4, b = 1024,
+ * counters, so the bound holds for them too, and so it does for more
+ * stages than upstream's, which the fork has.  Here d = 4, b = 1024,
  * T = 131072, s = 64 and C <= 100 * 131072 + 10000 * 64 = 13747200:
  * p <= (13747200 / (131008 * 1024))^4 = 0.10248^4 = 1.103e-4 per mouse,
  * the "about 1e-4" of the seed commit (FP_BOUND_PPM).  The filter does
@@ -289,22 +290,20 @@ static void hhf_classify_false_positive_rate(struct kunit *test)
 
 /*
  * Project behaviour: fewer mice taken for heavy hitters than upstream,
- * in less memory.  The fork's four stages have 2048 counters, not
- * 1024 (of 16 bits, in 4-byte units at the default admit_bytes, which
- * every length here is a whole number of), so the same bound gives
- * p <= (13747200 / (131008 * 2048))^4 = 6.9e-6, a mean of at most 4.1
- * over FP_FORK_TRIALS * 10000 = 600000 mice, exceeded past
- * FP_FORK_MAX_PASSED (18) with probability below 1e-6 (the Chernoff
- * bound again).  Stages of 1024 let about
- * (1 - e^(-100/1024))^4 = 7.5e-5 through, a mean of 45, and stay within
- * 18 with probability 4e-6.
+ * in less memory.  The fork's filter has five stages of 1024 counters,
+ * not four, so the same bound gives
+ * p <= (13747200 / (131008 * 1024))^5 = 1.13e-5, a mean of at most 9.0
+ * over FP_FORK_TRIALS * 10000 = 800000 mice, exceeded past
+ * FP_FORK_MAX_PASSED (28) with probability below 1e-6 (the Chernoff
+ * bound again).  Four stages let about (1 - e^(-100/1024))^4 = 7.5e-5
+ * through, a mean of 60, and stay within 28 with probability 3e-6.
  */
 static void hhf_classify_fewer_false_positives(struct kunit *test)
 {
 	u32 passed;
 
 	if (!full)
-		kunit_skip(test, "600,000 mice: at full size only (tools/kunit --full)");
+		kunit_skip(test, "800,000 mice: at full size only (tools/kunit --full)");
 	passed = hhf_fp_trials(test, FP_FORK_TRIALS);
 
 	kunit_info(test, "%u of %u mice passed: %u per million\n",
@@ -388,11 +387,11 @@ static void hhf_classify_shielding(struct kunit *test)
 /*
  * Conservative update: 4096 mice send 8 packets of 1000 bytes each,
  * round robin, with admit_bytes 20000; none sends more than 8000.  The
- * mean counter holds two to four flows' bytes (stages of 2048 or 1024),
- * so a filter that adds every packet to all four counters (shielding
- * kept) passes many of them: simulations of both geometries (uniform
- * independent indexes, 20 seeds each) passed CU_PLAIN_FEWEST to
- * CU_PLAIN_MOST (466 to 2837).  With conservative update a counter
+ * mean counter holds four flows' bytes (stages of 1024), so a filter
+ * that adds every packet to all of a flow's counters (shielding kept)
+ * passes many of them: simulations of both geometries, four and five
+ * stages (uniform independent indexes, 20 seeds each) passed
+ * CU_PLAIN_FEWEST to CU_PLAIN_MOST (2486 to 2837).  With conservative update a counter
  * grows only to the largest estimate among its flows, and the same
  * simulations passed CU_CONSERVATIVE_MOST (none).  Fewer than a tenth
  * of the plain filter's fewest shows the effect with a margin both ways.
