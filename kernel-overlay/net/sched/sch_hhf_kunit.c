@@ -27,13 +27,14 @@
  * The sizes make check runs (tools/kunit --full): without it,
  * hhf_classify_no_false_negatives runs one of its three mixes, the
  * marked hhf_classify_fewer_false_positives, whose 800,000 mice take
- * 40 s of TCG, is skipped.  The fork's
+ * 40 s of TCG, is skipped, and so are the rows of
+ * hhf_classify_exact_counting that first send gigabytes.  The fork's
  * hhf_filter suite measures that rate over a million mice through the
  * filter alone in 2 s, every run.
  */
 static bool full;
 module_param(full, bool, 0444);
-MODULE_PARM_DESC(full, "hhf_classify at full size: three mixes without false negatives, 800,000 mice");
+MODULE_PARM_DESC(full, "hhf_classify at full size: three mixes without false negatives, 800,000 mice, every exact-counting row");
 
 #define ADMIT_SMALL	10000	/* bytes; 1000-byte packets: the 11th passes */
 #define LONG_USECS	60000000	/* 60 s: no reset or eviction mid-test */
@@ -201,6 +202,103 @@ static void hhf_classify_no_false_negatives(struct kunit *test)
 		for (f = 0; f < elephants; f++)
 			KUNIT_EXPECT_TRUE(test, admitted[f]);
 	}
+}
+
+/*
+ * Exact counting: a flow alone in the filter becomes a heavy hitter with
+ * the first packet that takes its bytes in the period past admit_bytes,
+ * counted as upstream counts them: each counter plus the packet's
+ * length, in 32 bits.  So a flow of L-byte packets passes with packet
+ * floor(admit_bytes / L) + 1, unless that packet's sum is past U32_MAX:
+ * then it wraps, and the flow never passes.  The rows cross the lengths
+ * 1, 43, 1001, 1500, 9000 and 65535 with admit_bytes 1, 3000, 131072,
+ * 10^7 and U32_MAX (kunit/derive/hhf_exact.py, which runs upstream's
+ * rule packet by packet and checks it against that formula).  Where a
+ * flow of one length would take more than 4000 packets, it first sends
+ * @start bytes in packets of 65535 bytes and one of the remainder, which
+ * leave 1000 packets of its length to admit_bytes exactly: a filter that
+ * passed a flow at admit_bytes itself, or rounded lengths up, passes it
+ * early.  Without --full the rows of more than 20 big packets are
+ * skipped (at U32_MAX, 65536 of them).
+ */
+struct hhf_exact_case {
+	u32 len, admit, start, run, heavy_at;	/* heavy_at 0: none of run */
+};
+
+static const struct hhf_exact_case hhf_exact_cases[] = {
+/* BEGIN derived by kunit/derive/hhf_exact.py */
+	{ 1, 1U, 0U, 2, 2 },
+	{ 43, 1U, 0U, 1, 1 },
+	{ 1001, 1U, 0U, 1, 1 },
+	{ 1500, 1U, 0U, 1, 1 },
+	{ 9000, 1U, 0U, 1, 1 },
+	{ 65535, 1U, 0U, 1, 1 },
+	{ 1, 3000U, 0U, 3001, 3001 },
+	{ 43, 3000U, 0U, 70, 70 },
+	{ 1001, 3000U, 0U, 3, 3 },
+	{ 1500, 3000U, 0U, 3, 3 },
+	{ 9000, 3000U, 0U, 1, 1 },
+	{ 65535, 3000U, 0U, 1, 1 },
+	{ 1, 131072U, 130072U, 1001, 1001 },
+	{ 43, 131072U, 0U, 3049, 3049 },
+	{ 1001, 131072U, 0U, 131, 131 },
+	{ 1500, 131072U, 0U, 88, 88 },
+	{ 9000, 131072U, 0U, 15, 15 },
+	{ 65535, 131072U, 0U, 3, 3 },
+	{ 1, 10000000U, 9999000U, 1001, 1001 },
+	{ 43, 10000000U, 9957000U, 1001, 1001 },
+	{ 1001, 10000000U, 8999000U, 1001, 1001 },
+	{ 1500, 10000000U, 8500000U, 1001, 1001 },
+	{ 9000, 10000000U, 0U, 1112, 1112 },
+	{ 65535, 10000000U, 0U, 153, 153 },
+	{ 1, 4294967295U, 4294966295U, 1010, 0 },
+	{ 43, 4294967295U, 4294924295U, 1010, 0 },
+	{ 1001, 4294967295U, 4293966295U, 1010, 0 },
+	{ 1500, 4294967295U, 4293467295U, 1010, 0 },
+	{ 9000, 4294967295U, 4285967295U, 1010, 0 },
+	{ 65535, 4294967295U, 4229432295U, 1010, 0 },
+	{ 1500, 4294967195U, 4293467195U, 1010, 0 },
+/* END derived */
+};
+
+static void hhf_exact_case_desc(const struct hhf_exact_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u-byte packets, admit %u", c->len, c->admit);
+}
+
+KUNIT_ARRAY_PARAM(hhf_exact, hhf_exact_cases, hhf_exact_case_desc);
+
+/* skb through the qdisc n times, as a packet of len bytes. */
+static void hhf_pass_times(struct kunit *test, struct sk_buff *skb, u32 len, u32 n)
+{
+	qdisc_skb_cb(skb)->pkt_len = len;
+	while (n--)
+		hhf_pass_skb(test, skb);
+}
+
+static void hhf_classify_exact_counting(struct kunit *test)
+{
+	const struct hhf_exact_case *c = test->param_value;
+	u32 before = c->heavy_at ? c->heavy_at - 1 : c->run;
+	struct sk_buff *skb;
+
+	if (!full && c->start > 20 * 65535)
+		kunit_skip(test, "%u big packets first: at full size only (tools/kunit --full)",
+			   c->start / 65535);
+	skb = qdisc_test_udp(test, 1, 64, 0);
+	hhf_create(test, c->admit, LONG_USECS, LONG_USECS);
+	hhf_pass_times(test, skb, 65535, c->start / 65535);
+	hhf_pass_times(test, skb, c->start % 65535, !!(c->start % 65535));
+	hhf_pass_times(test, skb, c->len, before);
+	KUNIT_EXPECT_EQ(test, hhf_total(test), 0U);
+	if (c->heavy_at) {
+		hhf_pass_times(test, skb, c->len, 1);
+		KUNIT_EXPECT_EQ(test, hhf_total(test), 1U);
+		/* served as one, where a new flow's 64 bytes are a mouse's */
+		if (c->admit >= 64)
+			KUNIT_EXPECT_TRUE(test, hhf_goes_heavy(test, 1, 64, 2));
+	}
+	kfree_skb(skb);
 }
 
 /*
@@ -523,6 +621,7 @@ static int hhf_test_init(struct kunit *test)
 
 static struct kunit_case hhf_classify_cases[] = {
 	KUNIT_CASE(hhf_classify_no_false_negatives),
+	KUNIT_CASE_PARAM(hhf_classify_exact_counting, hhf_exact_gen_params),
 	KUNIT_CASE(hhf_classify_false_positive_rate),
 	KUNIT_CASE(hhf_classify_fewer_false_positives),
 	KUNIT_CASE(hhf_classify_evicts_idle),
