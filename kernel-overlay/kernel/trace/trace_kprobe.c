@@ -1083,8 +1083,6 @@ static int kprobe_parse_symbol(struct kprobe_place *place, const char *word)
 		trace_probe_log_err(0, BAD_PROBE_ADDR);
 		return -EINVAL;
 	}
-	if (place->is_return)
-		place->flags |= TPARG_FL_RETURN;
 	/* -ENOENT (not there yet) is left for the registration to report */
 	ret = kprobe_on_func_entry(NULL, place->symbol, place->offset);
 	if (!ret) {
@@ -1186,6 +1184,9 @@ static struct trace_kprobe *kprobe_from_command(int argc, const char **argv)
 	ret = kprobe_parse_place(&place, argv[1]);
 	if (ret)
 		goto fail;
+	/* $retval, by symbol or by address (6.1 allowed it by symbol only) */
+	if (place.is_return)
+		place.flags |= TPARG_FL_RETURN;
 
 	trace_probe_log_set_index(0);
 	if (event) {

@@ -446,6 +446,33 @@ static void kprobe_address_probe(struct kunit *test)
 	enable(test, false);
 }
 
+/*
+ * Project behaviour: a return probe by address fetches $retval as one by
+ * symbol does, and is listed by its address with the MAXACTIVE the
+ * kretprobe was given, as in kprobe_return_suffix.  4 * 10 + -5 = 35,
+ * as in kprobe_return_record.  (6.1 sets the return flag of the
+ * arguments for a place given by symbol only, so it refuses the command
+ * with "$retval is not available".)
+ */
+static void kprobe_address_return_retval(struct kunit *test)
+{
+	unsigned long func = (unsigned long)kprobe_test_target;
+	const char *line;
+
+	define(test, probe_test_printf(test, "r:" EVENT " 0x%lx ret=$retval:s32", func));
+	probe_test_read(test, "kprobe_events");
+	KUNIT_EXPECT_STREQ(test, probe_test_fs(test)->buf,
+			   probe_test_printf(test, "r%u:kfork/kf 0x%p ret=$retval:s32\n",
+					     default_maxactive(), (void *)func));
+	enable(test, true);
+	clear_trace(test);
+	kprobe_test_call(kprobe_test_target, 4, -5);
+	line = record(test);
+	KUNIT_EXPECT_TRUE_MSG(test, ends_with(line, " <- kprobe_test_target) ret=35"),
+			      "%s", line);
+	enable(test, false);
+}
+
 /* Unnamed, a probe by address is "p_0x" or "r_0x" and the address as %p prints it. */
 static void kprobe_address_default_name(struct kunit *test)
 {
@@ -1030,6 +1057,7 @@ static struct kunit_case kprobe_test_cases[] = {
 	KUNIT_CASE(kprobe_module_not_loaded),
 	KUNIT_CASE(kprobe_default_names),
 	KUNIT_CASE(kprobe_address_probe),
+	KUNIT_CASE(kprobe_address_return_retval),
 	KUNIT_CASE(kprobe_address_default_name),
 	KUNIT_CASE(kprobe_address_same_probe),
 	KUNIT_CASE(kprobe_address_multiprobe),
