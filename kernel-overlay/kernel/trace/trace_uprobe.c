@@ -294,9 +294,24 @@ static unsigned long uprobe_stack_entry(struct pt_regs *regs, unsigned int n)
 
 #ifdef CONFIG_X86_64
 /*
+ * Argument N (from 0) of a 32-bit task's function at its first
+ * instruction, by the i386 cdecl convention: every argument on the
+ * stack, a 4-byte slot each, from the slot above the return address.
+ * 0 if it cannot be read.
+ */
+static unsigned long uprobe_func_arg_i386(struct pt_regs *regs, unsigned int n)
+{
+	u32 __user *slot = (u32 __user *)user_stack_pointer(regs) + n + 1;
+	u32 val;
+
+	return uprobe_copy_from_user(&val, slot, sizeof(val)) ? 0 : val;
+}
+
+/*
  * Argument N (from 0) of a user function at its first instruction, by
  * the x86-64 System V convention: the first six in registers, the rest
- * on the stack from the word above the return address.
+ * on the stack from the word above the return address.  A task running
+ * 32-bit code (compat) calls by its own convention.
  */
 static unsigned long uprobe_func_arg(struct pt_regs *regs, unsigned int n)
 {
@@ -306,6 +321,8 @@ static unsigned long uprobe_func_arg(struct pt_regs *regs, unsigned int n)
 		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
 	};
 
+	if (!user_64bit_mode(regs))
+		return uprobe_func_arg_i386(regs, n);
 	if (n < ARRAY_SIZE(in_regs))
 		return regs_get_register(regs, in_regs[n]);
 	return uprobe_stack_entry(regs, n - ARRAY_SIZE(in_regs) + 1);

@@ -239,6 +239,56 @@ static void fetch_values(struct kunit *test)
 }
 
 /*
+ * $argN in a 32-bit task (a hit in compat mode, cs __USER32_CS): the
+ * i386 cdecl convention, argument N in the 4-byte stack slot N above
+ * the return address, zero-extended to the fetch's 64 bits.  The slots
+ * are written over FETCH_STACK's words: slot 1 0xfffffff0, slot 2
+ * 0x11223344, slot 3 0x55667788; what x86-64 would read ($arg1 is di,
+ * $arg7 the word at sp + 8) is elsewhere, and so is the 8-byte word at
+ * sp + 4, 0x11223344fffffff0, which a read of unsigned long would take.
+ * Slot 1 sits in the last mapped bytes when sp is 8 bytes below the
+ * unmapped page: slot 2 faults and records 0.
+ */
+struct fetch_compat_case {
+	const char *arg;
+	unsigned long sp;	/* from the memory's start */
+	unsigned int size;
+	u64 value;
+};
+
+static const struct fetch_compat_case fetch_compat_cases[] = {
+	{ "$arg1:x64", FETCH_STACK, 8, 0xfffffff0 },
+	{ "$arg1:s32", FETCH_STACK, 4, 0xfffffff0 },
+	{ "$arg2", FETCH_STACK, 8, 0x11223344 },
+	{ "$arg3:u16", FETCH_STACK, 2, 0x7788 },
+	{ "$arg8", FETCH_STACK, 8, 0 },		/* 32 bytes up: FETCH_STACK's zeroes */
+	{ "$arg1:u32", FETCH_MAPPED - 8, 4, 0xfffffff0 },
+	{ "$arg2:u32", FETCH_MAPPED - 8, 4, 0 },
+};
+
+static void fetch_compat_case_desc(const struct fetch_compat_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, sp %#lx", c->arg, c->sp);
+}
+
+KUNIT_ARRAY_PARAM(fetch_compat, fetch_compat_cases, fetch_compat_case_desc);
+
+static void fetch_compat_args(struct kunit *test)
+{
+	static const u32 slots[] = { FETCH_RET_ADDR, 0xfffffff0, 0x11223344, 0x55667788 };
+	const struct fetch_compat_case *c = test->param_value;
+	struct fetch_env *env = fetch_env(test);
+
+	fetch_put(test, FETCH_STACK, slots, sizeof(slots));
+	fetch_put(test, FETCH_MAPPED - 8, slots, 8);
+	env->regs.cs = __USER32_CS;
+	env->regs.sp = fetch_umem(test) + c->sp;
+	fetch_define_one(test, c->arg, 0);
+	KUNIT_ASSERT_EQ(test, fetch_hit(test), (int)env->tu->tp.size);
+	KUNIT_EXPECT_EQ(test, fetch_value(test, 0, c->size), c->value);
+}
+
+/*
  * A bitfield is read and written back at its container's width, and no
  * wider: each is the only argument, fetched into a buffer of exactly
  * that many bytes, where KASAN reports a byte touched past the field.
@@ -801,6 +851,7 @@ static int fetch_test_init(struct kunit *test)
 	env->regs.ax = FETCH_AX;
 	env->regs.sp = addr + FETCH_STACK;
 	env->regs.ip = FETCH_IP;
+	env->regs.cs = __USER_CS;	/* a 64-bit task's hit */
 	env->hit = (struct uprobe_hit) { .regs = &env->regs, .file_base = addr };
 
 	mutex_lock(&event_mutex);
@@ -829,6 +880,7 @@ static void fetch_test_exit(struct kunit *test)
 
 static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE_PARAM(fetch_values, fetch_value_gen_params),
+	KUNIT_CASE_PARAM(fetch_compat_args, fetch_compat_gen_params),
 	KUNIT_CASE_PARAM(fetch_bitfield_in_place, fetch_bitfield_gen_params),
 	KUNIT_CASE_PARAM(fetch_strings, fetch_string_gen_params),
 	KUNIT_CASE_PARAM(fetch_faults, fetch_fault_gen_params),

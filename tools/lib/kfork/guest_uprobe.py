@@ -29,6 +29,7 @@ from .common import is_fork, project_root
 from .tap import Tap
 
 SOURCE = project_root() / 'tools' / 'guest' / 'uprobe' / 'target.c'
+SOURCE_M32 = SOURCE.with_name('target32.c')
 GROUP = 'kfork'
 
 # The program's values (gcc -D). Strings hold no spaces, so a trace line
@@ -289,12 +290,14 @@ def parse_local_fbreg(text: str, function: str, variable: str) -> int:
     raise ValueError(f'no frame slot for {variable} in {function}')
 
 
+def tool(*argv: str) -> str:
+    """What a binutils command prints."""
+    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+
+
 def read_elf(path: Path, caller: str) -> Elf:
     """CALLER is the function that calls kf_work: main, or kf_main in
     the library."""
-    def tool(*argv: str) -> str:
-        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
-
     funcs = disassembly(tool('objdump', '-d', '--no-show-raw-insn', str(path)))
     if not has_frame_prologue(funcs, 'kf_work'):
         raise ValueError('kf_work has no frame-pointer prologue')
@@ -691,6 +694,69 @@ def check_fork_args(tap: Tap, trace: Path, events: Path, path: Path, elf: Elf) -
         return
     check_args_refused(tap, trace, events, f'r:{GROUP}/kf_argret {place} x=$arg1', '$arg1',
                        '$argN is not available on return probe', '$argN refused on uretprobe')
+
+
+# target32.c's values: kf_m32(KF_M32_A + i, KF_M32_B, KF_M32_STR, KF_M32_C).
+M32_VALUES: Dict[str, int | str] = {
+    'KF_M32_A': -50, 'KF_M32_B': 60000, 'KF_M32_STR': 'kfork-m32', 'KF_M32_C': -2,
+}
+M32_ARGS = ('a=$arg1:s32 b=$arg2:u16 s=+0($arg3):string cl=$arg4:u32 ch=$arg5:s32 '
+            'ax=$arg1')
+
+
+def m32_expected(call: int) -> Dict[str, str]:
+    """kf_m32's fields at call i, by cdecl: a, b (a short, in a slot of
+    its own), s, then c's two slots, low word first; x64 shows the slot
+    as the 32-bit word it is, zero-extended."""
+    a = int(M32_VALUES['KF_M32_A']) + call
+    c = int(M32_VALUES['KF_M32_C'])
+    return {'a': shown(a, 's32'), 'b': shown(int(M32_VALUES['KF_M32_B']), 'u16'),
+            's': f'"{M32_VALUES["KF_M32_STR"]}"', 'cl': shown(c, 'u32'),
+            'ch': shown(c >> 32, 's32'), 'ax': hex(unsigned(a, 32))}
+
+
+def compile_m32(folder: Path) -> Optional[Path]:
+    """target32.c as an i386 program, or None where gcc -m32 cannot
+    build one (no gcc-multilib on the host)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    binary = folder / 'kf_m32'
+    values: Dict[str, int | str] = {**M32_VALUES, 'KF_CALLS': num('KF_CALLS')}
+    defines = [f'-D{k}="{v}"' if isinstance(v, str) else f'-D{k}=({v}LL)'
+               for k, v in values.items()]
+    done = subprocess.run(['gcc', '-m32', '-O0', '-no-pie', *defines, '-o', str(binary),
+                           str(SOURCE_M32)], capture_output=True, text=True)
+    return binary if done.returncode == 0 else None
+
+
+def check_compat_args(tap: Tap, trace: Path, events: Path, folder: Path) -> None:
+    """$argN in a 32-bit task: the i386 cdecl convention, every argument
+    on the stack (the fork's; 6.1 refuses $argN on uprobes)."""
+    name = 'i386 task: $argN by the cdecl convention'
+    binary = compile_m32(folder / 'm32')
+    if binary is None:
+        tap.skip(name, 'gcc -m32 cannot build a program here (gcc-multilib)')
+        return
+    symbols = parse_nm(tool('nm', str(binary)))
+    segments = parse_segments(tool('readelf', '-lW', str(binary)))
+    vaddr = symbols['kf_m32']
+    command = (f'p:{GROUP}/kf_m32 {binary}:{vaddr - segment_of(segments, vaddr).bias:#x} '
+               f'{M32_ARGS}')
+    if not is_fork():
+        check_args_refused(tap, trace, events, command, '$arg1',
+                           'Invalid $-variable specified', f'{name}: 6.1 refuses it')
+        return
+    err = write(events, command)
+    if not tap.check(err is None, f'{name}: defined', f'{command}: {err}'):
+        return
+    enable = trace / 'events' / GROUP / 'kf_m32' / 'enable'
+    write(trace / 'trace', '', append=False)
+    write(enable, '1', append=False)
+    subprocess.run([str(binary)], check=True, capture_output=True)
+    write(enable, '0', append=False)
+    got = [r.fields for r in parse_trace((trace / 'trace').read_text()) if r.event == 'kf_m32']
+    want = [m32_expected(i) for i in range(num('KF_CALLS'))]
+    tap.check(got == want, name, f'want {want}\ngot  {got}')
+    write(events, f'-:{GROUP}/kf_m32')
 
 
 def check_multiprobe(tap: Tap, trace: Path, events: Path, binary: Path, cold_file: Path,
@@ -1364,6 +1430,7 @@ def run(folder: Path) -> Tap:
             # probed is the program in this form
             check_error_log(tap, trace, events, probed, elf, listing)
             check_fork_args(tap, trace, events, probed, elf)
+            check_compat_args(tap, trace, events, folder)
             check_enable_refused(tap, trace, events, probed, elf, cold_file)
             check_multiprobe(tap, trace, events, probed, cold_file, elf)
             check_removal(tap, trace, events)

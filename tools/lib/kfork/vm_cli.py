@@ -61,6 +61,8 @@ GUEST_TEST_PACKAGES = ['iproute2', 'python3', 'gcc', 'libc6-dev', 'binutils', 's
 HOST_PACKAGES = [*deps.BUILD_PACKAGES, *GUEST_TEST_PACKAGES]
 # The clients suite's tools: without one, its cases skip.
 GUEST_CLIENT_PACKAGES = ['linux-perf', 'bpftrace']
+# The uprobe suite's 32-bit program (gcc -m32): without it, its case skips.
+GUEST_M32_PACKAGES = ['gcc-multilib']
 
 
 def prepare_host(suites: Sequence[str], extra: Sequence[str] = ()) -> None:
@@ -70,6 +72,8 @@ def prepare_host(suites: Sequence[str], extra: Sequence[str] = ()) -> None:
     deps.ensure([*HOST_PACKAGES, *extra])
     if 'clients' in suites:
         deps.ensure_optional(GUEST_CLIENT_PACKAGES, 'the clients suite\'s cases of the missing')
+    if 'uprobe' in suites:
+        deps.ensure_optional(GUEST_M32_PACKAGES, 'the uprobe suite\'s 32-bit case')
     for target in sorted({t for name in suites for t in guest_tests.suite(name).make}):
         say(f'make {target} (a guest suite runs it)')
         run(['make', '-s', '-C', str(project_root()), target])
