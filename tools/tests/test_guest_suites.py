@@ -436,13 +436,27 @@ class TrafficJudgeTest(unittest.TestCase):
         self.assertEqual(failed, ['hhf: the bulk flow is the one heavy hitter',
                                   'hhf: the sparse flow is never one'])
 
-    def pie_failures(self, delays_us: List[int]) -> List[str]:
+    def pie_failures(self, delays_us: List[int], link_share: float = 1.0) -> List[str]:
+        # 0.01 s apart: the 2 Mbit/s link sends 2500 bytes between two
         p = phase(packets=500, drops=200, qlen=40, pkts_in=540, dropped=200)
-        p.samples = [{'t': 2.0 + i * 0.01, 'prob': 0.5, 'delay': d}
+        p.samples = [{'t': 2.0 + i * 0.01, 'prob': 0.5, 'delay': d,
+                      'bytes': int(i * 2500 * link_share)}
                      for i, d in enumerate(delays_us)]
         tap = Tap('t')
         traffic.check_pie(tap, p)
         return [name for ok, name, _ in tap.cases if not ok]
+
+    def test_pie_idle_link_fails(self) -> None:
+        self.assertEqual(self.pie_failures([50000] * 60, link_share=0.8),
+                         ['pie: the link stays busy (PIE never drops the last 2 MTU)'])
+
+    def test_utilization_leaves_stalls_out(self) -> None:
+        # 1 s of link between samples 0.05 s apart, then a stall of 2 s
+        # in which nothing was sent: the stall is not counted.
+        samples = [{'t': i * 0.05, 'bytes': i * 12500} for i in range(21)]
+        samples.append({'t': 3.0, 'bytes': 20 * 12500})
+        self.assertAlmostEqual(traffic.late_utilization(samples), 1.0)
+        self.assertEqual(traffic.late_utilization(samples[:1]), 0.0)
 
     def test_pie_uncontrolled_delay_fails(self) -> None:
         self.assertEqual(self.pie_failures([900000] * 60),

@@ -61,6 +61,13 @@ PIE_SECONDS = 14
 RATE_TARGET = 0.200
 PIE_LATE_SAMPLES = 50
 SAMPLE_EVERY = 0.05
+# check_pie's utilization: PIE drops nothing while under 2 MTU are queued
+# (RFC 8033 5.1), so under overload the leaf never empties and the link
+# sends at its rate. Measured between samples taken on time (the guest
+# was not stalled, which stops the link too); HTB's tokens come in
+# whole packets, so a tenth is left for the edges.
+BUSY_LEAST = 0.9
+ON_TIME = 1.5 * SAMPLE_EVERY
 # A guest stall longer than this is not made up for by a burst: the
 # test offers a steady overload, and a catch-up burst would be a queue
 # the controller never caused. The link stalls with the guest (HTB's
@@ -408,6 +415,17 @@ def quartiles(values: List[float]) -> str:
     return '/'.join(f'{v:.3g}' for v in (min(values), q1, q2, q3, max(values)))
 
 
+def late_utilization(late: List[Dict[str, Any]]) -> float:
+    """Bytes the leaf sent between consecutive samples taken on time,
+    over the link's bytes in the same time; 0 without such samples."""
+    sent, spent = 0, 0.0
+    for before, after in zip(late, late[1:]):
+        if after['t'] - before['t'] <= ON_TIME:
+            sent += after['bytes'] - before['bytes']
+            spent += after['t'] - before['t']
+    return sent * 8 / (LINK_BITS * spent) if spent else 0.0
+
+
 def check_pie(tap: Tap, phase: Phase) -> None:
     """RFC 8033: while the queueing delay is above target the drop
     probability rises; it settles where the drops hold the delay near
@@ -421,8 +439,10 @@ def check_pie(tap: Tap, phase: Phase) -> None:
     delays = [s['delay'] / 1e6 for s in late]
     tap.check(bool(probs) and max(probs) > 0.1, 'pie: drop probability rises under overload',
               f'late prob {quartiles(probs)}')
-    tap.check(all(0 <= p <= 1 for p in probs), 'pie: drop probability within [0, 1]',
-              f'late prob {quartiles(probs)}')
+    busy = late_utilization(late)
+    tap.check(busy >= BUSY_LEAST, 'pie: the link stays busy (PIE never drops the last 2 MTU)',
+              f'late departures at {busy:.2f} of the link rate, while the guest ran; '
+              f'at least {BUSY_LEAST}')
     # The reported delay is one packet's sojourn: allow a factor of two
     # around target. An uncontrolled queue would grow by 173 packets
     # (1 s) every second, far outside this band.
