@@ -515,6 +515,45 @@ def fill_leaf(packets: int) -> None:
         raise RuntimeError('; '.join(phase.errors))
 
 
+# check_hhf_exact's flow: datagrams of one byte are 1 + 8 + 20 + 14 = 43
+# bytes at the qdisc, and at HHF's default admit_bytes of 131072 the
+# 3048th leaves the flow at 131064 bytes, the 3049th takes it past.
+EXACT_PAYLOAD = 1
+EXACT_ADMIT = 131072
+EXACT_HEAVY_AT = EXACT_ADMIT // (EXACT_PAYLOAD + 8 + 20 + 14) + 1
+
+
+def check_hhf_exact(tap: Tap) -> None:
+    """HHF counts a flow's bytes exactly, as upstream does: a flow of
+    43-byte frames becomes a heavy hitter with its 3049th frame, not
+    before and not after (a filter counting lengths rounded up to 4
+    bytes took it with its 2979th). One flow, one socket, a long period,
+    an open link; each frame is classified before its sendto returns."""
+    set_leaf('hhf', 'admit_bytes', str(EXACT_ADMIT), 'reset_timeout', '60s',
+             'evict_timeout', '60s')
+    set_rate(DRAIN_BITS)
+    phase = Phase(0.0)
+    heavy: List[Any] = []
+
+    def flow() -> None:
+        s = phase.udp()
+        for sent in (EXACT_HEAVY_AT - 1, 1):
+            for _ in range(sent):
+                s.sendto(bytes(EXACT_PAYLOAD), (SINK_IP, SINK_PORT))
+            heavy.append(leaf_stats().get('tot_hh'))
+
+    t = _thread(phase, SND, flow)
+    t.start()
+    t.join()
+    for s in phase.sockets:
+        s.close()
+    if phase.errors:
+        raise RuntimeError('; '.join(phase.errors))
+    tap.check(heavy == [0, 1],
+              f'hhf: 43-byte frames make a heavy hitter with the {EXACT_HEAVY_AT}th, exactly',
+              f'hh_tot_count after {EXACT_HEAVY_AT - 1} frames and after one more: {heavy}')
+
+
 def check_trim(tap: Tap, kind: str) -> None:
     """A lowered limit drops packets from a full queue at once, and the
     HTB root above, which counted them in, must lose them too
@@ -659,6 +698,7 @@ def run() -> Tap:
     check_fq_pie(tap, run_phase(PIE_SECONDS, Flows(bulk=2, measured=True)))
     set_leaf('hhf', 'admit_bytes', str(HHF_ADMIT))
     check_hhf(tap, run_phase(8, Flows()))
+    check_hhf_exact(tap)
     for kind in ('pie', 'hhf'):
         check_trim(tap, kind)
     return tap
