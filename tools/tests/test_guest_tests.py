@@ -7,6 +7,7 @@ import unittest
 from pathlib import Path
 
 from kfork import guest_tests as gt
+from kfork.counts import Counts
 
 FTRACE = """\
 === Ftrace unit tests ===
@@ -62,6 +63,18 @@ class GuestTestsTest(unittest.TestCase):
         (v,) = gt.judge('upstream-impl', {'c': 'FAIL'}, {'c': 'PASS'})
         self.assertTrue(v.failed)
         self.assertIn('stale', v.note)
+
+    def test_an_own_suite_skip_counts_as_skipped_with_its_reason(self) -> None:
+        text = ('TAP version 13\n1..3\nok 1 a\n'
+                'ok 2 b # SKIP bpftrace is not installed (Debian package bpftrace)\n'
+                'not ok 3 c\n')
+        got = gt.parse_own(text)
+        self.assertEqual(got['b'], gt.OWN_SKIP + 'bpftrace is not installed '
+                         '(Debian package bpftrace)')
+        verdicts = gt.judge('fork', {name: gt.PASS for name in got}, got, own=True)
+        self.assertEqual(gt.counts(verdicts), Counts(passed=1, failed=1, skipped=1))
+        self.assertIn('ok 2 b # SKIP bpftrace is not installed (Debian package bpftrace)',
+                      gt.tap('clients', verdicts))
 
     def test_tap_and_closing_line(self) -> None:
         base = {'a': 'PASS', 'b': 'UNSUPPORTED'}

@@ -75,10 +75,20 @@ def parse_tdc(text: str) -> Dict[str, str]:
 _PLAN = re.compile(r'^1\.\.(\d+)$')
 
 
+# An own suite's case that could not run here, as its TAP says why:
+# 'SKIP: why' (a client that is not installed, say).
+OWN_SKIP = 'SKIP: '
+_OWN_SKIP = re.compile(r'^ok \d+ (.*?)\s*# SKIP\s*(.*)$')
+
+
 def parse_own(text: str) -> Dict[str, str]:
-    """The project's own TAP: each case by name; cases the plan promised
-    but the output never reached (a crash, a kill) fail under one name."""
+    """The project's own TAP: each case by name, a skipped one with its
+    reason; cases the plan promised but the output never reached (a
+    crash, a kill) fail under one name."""
     results = parse_tdc(text)
+    for m in map(_OWN_SKIP.match, (line.strip() for line in text.splitlines())):
+        if m:
+            results[m.group(1)] = OWN_SKIP + (m.group(2) or 'no reason given')
     plans = [int(m.group(1)) for m in map(_PLAN.match, text.splitlines()) if m]
     if not plans:
         results['(no TAP plan: the suite did not run)'] = 'FAIL'
@@ -281,6 +291,8 @@ def judge(variant: str, baseline: Dict[str, str], got: Dict[str, str],
         base, now = baseline.get(name, 'ABSENT'), got.get(name, 'ABSENT')
         if base == now:
             verdicts.append(Verdict(name, base, now, False, ''))
+        elif own and now.startswith(OWN_SKIP):
+            verdicts.append(Verdict(name, base, now, False, now[len(OWN_SKIP):]))
         elif own:
             verdicts.append(Verdict(name, base, now, True, f'{now} on {variant}'))
         elif variant == UPSTREAM_IMPL:
@@ -314,6 +326,8 @@ def tap(suite: str, verdicts: List[Verdict]) -> List[str]:
             lines.append(f'not ok {n} {v.name}{note}')
         elif v.got == PASS:
             lines.append(f'ok {n} {v.name}{note}')
+        elif v.got.startswith(OWN_SKIP):
+            lines.append(f'ok {n} {v.name} # SKIP {v.note}')
         else:
             lines.append(f'ok {n} {v.name} # SKIP {v.got} as on upstream{note and ", " + v.note}')
     lines.append(counts(verdicts).line(suite))
