@@ -114,7 +114,7 @@ class VerdictTest(unittest.TestCase):
                          (mutate.KILLED, 'x_unit.b failed and 1 more'))
 
     def test_a_marked_test_must_pass_on_the_fork(self) -> None:
-        marked = runner.Marked({'x_unit.a': 'fork behaviour'})
+        marked = runner.Marked({'x_unit.a': runner.Mark('feature', ('x',), 'fork behaviour')})
         o = outcome({'x_unit.a': runner.FAIL}, marked=marked)
         self.assertEqual(self.judge(o)[0], mutate.KILLED)
 

@@ -45,18 +45,61 @@ class RunnerTest(unittest.TestCase):
         self.assertFalse(out.ok)
 
     def test_marked_failure_on_upstream_is_expected(self) -> None:
-        marked = runner.Marked({'pie_math.capped': 'prob capped', 'hhf.boom': ''})
-        up = runner.Outcome('upstream-impl', self.cases, marked)
-        self.assertEqual(up.counts, Counts(passed=2, skipped=3))
-        self.assertTrue(up.ok)
-        fork = runner.Outcome('fork', self.cases, marked)
+        marked = runner.Marked({'pie_math.capped': runner.Mark('fix', ('Expected p <= 1',), 'x')})
+        logs = {'pie_math.capped': '# capped: EXPECTATION FAILED at a.c:3\nExpected p <= 1, but'}
+        up = runner.Outcome('upstream-impl', self.cases, marked, logs=logs)
+        self.assertEqual(up.counts, Counts(passed=2, skipped=2, crashed=1))
+        self.assertTrue(any('as marked, a fix: "Expected p <= 1"' in n for n in up.notes()))
+        fork = runner.Outcome('fork', self.cases, marked, logs=logs)
         self.assertEqual(fork.counts.failures, 2)
 
+    def test_marked_failure_must_be_the_named_one(self) -> None:
+        marked = runner.Marked({'pie_math.capped': runner.Mark('fix', ('Expected p <= 1',), 'x')})
+        logs = {'pie_math.capped': 'Expected q == 2, but'}
+        up = runner.Outcome('upstream-impl', self.cases, marked, logs=logs)
+        self.assertEqual(up.counts, Counts(passed=2, failed=1, skipped=1, crashed=1))
+        self.assertTrue(any('without its named failure "Expected p <= 1"' in n
+                            for n in up.notes()))
+
+    def test_marked_crash_is_no_difference(self) -> None:
+        marked = runner.Marked({'hhf.boom': runner.Mark('fix', ('boom',), 'x')})
+        up = runner.Outcome('upstream-impl', self.cases, marked, logs={'hhf.boom': 'boom'})
+        self.assertEqual(up.counts.failures, 2)
+        self.assertTrue(any('crashes on the upstream' in n for n in up.notes()))
+
     def test_marked_test_passing_on_upstream_fails(self) -> None:
-        marked = runner.Marked({'pie_math.update': 'x'})
+        marked = runner.Marked({'pie_math.update': runner.Mark('feature', ('x',), 'y')})
         up = runner.Outcome('upstream-impl', self.cases, marked)
         self.assertEqual(up.counts.failures, 3)
         self.assertTrue(any('does not show the difference' in n for n in up.notes()))
+
+    def test_case_logs(self) -> None:
+        log = '\n'.join([
+            '[    1.0] KTAP version 1',
+            '[    1.0] 1..1',
+            '[    1.0]     KTAP version 1',
+            '[    1.0]     # Subtest: pie_math',
+            '[    1.0]     1..2',
+            '[    1.1]     # capped: EXPECTATION FAILED at net/sched/a.c:9',
+            '[    1.1]     Expected p <= 1, but',
+            '[    1.1]         p == 2',
+            '[    1.1]     not ok 1 capped',
+            '[    1.2]         KTAP version 1',
+            '[    1.2]         # Subtest: update',
+            '[    1.2]     # update: EXPECTATION FAILED at net/sched/a.c:12',
+            '[    1.2]         not ok 1 rise from 0',
+            '[    1.2]         ok 2 fall # SKIP why',
+            '[    1.2]     # update: pass:0 fail:1 skip:1 total:2',
+            '[    1.2]     not ok 2 update',
+            '[    1.3] # pie_math: pass:0 fail:2 skip:0 total:2',
+            '[    1.3] not ok 1 pie_math',
+        ])
+        logs = runner.case_logs(log)
+        self.assertIn('Expected p <= 1, but', logs['pie_math.capped'])
+        self.assertIn('a.c:12', logs['pie_math.update.rise from 0'])
+        self.assertEqual(logs['pie_math.update.fall'], '')
+        self.assertNotIn('a.c:9', logs['pie_math.update.rise from 0'])
+        self.assertNotIn('pie_math', logs)
 
     def test_no_results_is_a_failure(self) -> None:
         out = runner.Outcome('fork', {}, error='the kernel does not build: x')
@@ -88,12 +131,28 @@ class RunnerTest(unittest.TestCase):
     def test_marked_file(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / 'project-behaviour'
-            path.write_text('# comment\npie_math.capped  prob never exceeds 100%\n\n')
+            path.write_text('# comment\npie_math.capped  fix  "Expected \\"p\\" <= 1"  '
+                            'prob never exceeds 100%\n\npie_math.two  feature  "a b"  "c"  d\n')
             marked = runner.Marked.load(path)
-        self.assertEqual(marked.entries, {'pie_math.capped': 'prob never exceeds 100%'})
-        self.assertTrue(marked.covers('pie_math.capped'))
-        self.assertTrue(marked.covers('pie_math.capped.param 1'))
-        self.assertFalse(marked.covers('pie_math.capped_more'))
+            self.assertEqual(marked.entries, {
+                'pie_math.capped': runner.Mark('fix', ('Expected "p" <= 1',),
+                                               'prob never exceeds 100%'),
+                'pie_math.two': runner.Mark('feature', ('a b', 'c'), 'd')})
+            self.assertTrue(marked.entries['pie_math.two'].shown_in('x c y'))
+            self.assertFalse(marked.entries['pie_math.two'].shown_in('a  b'))
+            self.assertTrue(marked.covers('pie_math.capped'))
+            self.assertTrue(marked.covers('pie_math.capped.param 1'))
+            self.assertFalse(marked.covers('pie_math.capped_more'))
+            for bad in ('pie_math.capped  prob never exceeds 100%\n',
+                        'pie_math.capped  bugfix  "x"  y\n', 'pie_math.capped  fix  x  y\n'):
+                path.write_text(bad)
+                with self.assertRaisesRegex(ToolError, 'project-behaviour:1: not'):
+                    runner.Marked.load(path)
+
+    def test_the_project_file_loads(self) -> None:
+        root = Path(__file__).resolve().parents[2]
+        marked = runner.Marked.load(root / 'kunit' / 'project-behaviour')
+        self.assertGreater(len(marked.entries), 20)
 
     def test_cause_names_missing_options(self) -> None:
         out = ['[08:00] Configuring KUnit Kernel ...',

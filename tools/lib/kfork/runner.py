@@ -63,29 +63,70 @@ def kunitconfig_files(config: Path) -> List[Path]:
     return files
 
 
+# What a marked test's difference from upstream is: a fix of an upstream
+# bug, a policy of the fork's (a range check, a refusal, a clearer error)
+# or a feature upstream does not have.
+MARK_KINDS = ('fix', 'policy', 'feature')
+_QUOTED = r'"(?:[^"\\]|\\.)+"'
+_MARK = re.compile(rf'^(\S+)\s+(\w+)\s+((?:{_QUOTED}\s+)+)(.*)$')
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One entry of kunit/project-behaviour: the kind of difference, the
+    failure upstream must show (text of its log, as an expectation or a
+    message the test prints; one of several, for a parameterized test
+    whose cases fail at different checks), and why."""
+
+    kind: str
+    failures: Tuple[str, ...]
+    why: str
+
+    def shown_in(self, log: str) -> bool:
+        return any(failure in log for failure in self.failures)
+
+    @property
+    def named(self) -> str:
+        return ' or '.join(f'"{failure}"' for failure in self.failures)
+
+
 @dataclass(frozen=True)
 class Marked:
     """Tests marked as project behaviour (kunit/project-behaviour).
 
     They cover what the fork adds or fixes, so on the upstream
-    implementation they are expected to fail.
+    implementation they are expected to fail, and in the way each entry
+    names: a crash or another expectation failing is no such difference.
     """
 
-    entries: Dict[str, str]
+    entries: Dict[str, Mark]
 
     @classmethod
     def load(cls, path: Path) -> 'Marked':
-        entries: Dict[str, str] = {}
+        entries: Dict[str, Mark] = {}
         if path.is_file():
-            for line in path.read_text().splitlines():
-                line = line.split('#', 1)[0].strip()
-                if line:
-                    name, _, why = line.partition(' ')
-                    entries[name] = why.strip()
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if not line.strip() or line.lstrip().startswith('#'):
+                    continue
+                m = _MARK.match(line.strip())
+                if not m or m.group(2) not in MARK_KINDS:
+                    raise ToolError(f'{path}:{n}: not "SUITE.TEST KIND \"FAILURE\"... WHY" '
+                                    f'with KIND one of {", ".join(MARK_KINDS)}')
+                failures = tuple(q[1:-1].replace('\\"', '"')
+                                 for q in re.findall(_QUOTED, m.group(3)))
+                entries[m.group(1)] = Mark(m.group(2), failures, m.group(4).strip())
         return cls(entries)
 
+    def entry(self, case: str) -> Optional[Mark]:
+        """The entry that covers CASE: its own, or its parameterized
+        test's."""
+        for name, mark in self.entries.items():
+            if case == name or case.startswith(name + '.'):
+                return mark
+        return None
+
     def covers(self, case: str) -> bool:
-        return any(case == e or case.startswith(e + '.') for e in self.entries)
+        return self.entry(case) is not None
 
 
 def tagged(log: str, tag: str) -> Dict[str, str]:
@@ -115,6 +156,37 @@ def compare_digests(by_variant: Mapping[str, Dict[str, str]]) -> Tuple[List[str]
     return lines, Counts(passed=same, failed=len(keys) - same)
 
 
+_RESULT = re.compile(r'^(\s*)(ok|not ok) \d+ (?:- )?(.*?)(?:\s+#.*)?$')
+_SUBTEST = re.compile(r'^(\s*)# Subtest: (\S+)')
+_STAMP = re.compile(r'^\[[^\]]*\] ?')
+
+
+def case_logs(log: str) -> Dict[str, str]:
+    """The lines of a KTAP console log that came before each leaf's
+    result line and after the previous result, by 'suite.test[.param]':
+    where its failed expectations and messages are. A result belongs to
+    the subtest opened at its own indent."""
+    groups: Dict[int, str] = {}
+    pending: List[str] = []
+    out: Dict[str, str] = {}
+    for raw in log.splitlines():
+        line = _STAMP.sub('', raw)
+        sub = _SUBTEST.match(line)
+        result = _RESULT.match(line)
+        if sub:
+            depth = len(sub.group(1))
+            groups = {d: n for d, n in groups.items() if d < depth}
+            groups[depth] = sub.group(2)
+        elif result and len(result.group(1)) in groups:
+            depth = len(result.group(1))
+            path = [groups[d] for d in sorted(groups) if d <= depth]
+            out['.'.join([*path, result.group(3)])] = '\n'.join(pending)
+            pending = []
+            continue
+        pending.append(line)
+    return out
+
+
 def cases_from_json(text: str) -> Dict[str, str]:
     """Leaf test cases of kunit.py's JSON as 'suite.test[.param]': status."""
     cases: Dict[str, str] = {}
@@ -141,24 +213,36 @@ class Outcome:
     error: str = ''
     # Digests printed by differential tests, by key (kfork-diff: lines).
     digests: Dict[str, str] = field(default_factory=dict)
+    # Each case's lines of the console log (case_logs()).
+    logs: Dict[str, str] = field(default_factory=dict)
     # QEMU ran past kunit.py's --timeout and was stopped: the tests that
     # had not finished show as crashed, or there are none.
     timed_out: bool = False
 
+    def _mark(self, case: str) -> Optional[Mark]:
+        return self.marked.entry(case) if self.variant == UPSTREAM_IMPL else None
+
     def _expected_failure(self, case: str, status: str) -> bool:
-        return (self.variant == UPSTREAM_IMPL and status in (FAIL, ERROR)
-                and self.marked.covers(case))
+        """A marked test failing on upstream as its entry says."""
+        mark = self._mark(case)
+        return bool(mark and status == FAIL and mark.shown_in(self.logs.get(case, '')))
 
     def _marked_but_passing(self, case: str, status: str) -> bool:
-        return (self.variant == UPSTREAM_IMPL and status == PASS
-                and self.marked.covers(case))
+        return bool(self._mark(case)) and status == PASS
+
+    def _marked_failing_otherwise(self, case: str, status: str) -> bool:
+        """A marked test that fails on upstream, but not as named: a
+        crash, or another failure than its entry's."""
+        return (bool(self._mark(case)) and status in (FAIL, ERROR)
+                and not self._expected_failure(case, status))
 
     def case_counts(self, case: str, status: str) -> Counts:
         """One case as a test: a marked test failing on upstream as it
-        should is skipped, one passing there failed; a crash is ERROR."""
+        should is skipped; one passing there, or failing otherwise,
+        failed; a crash is ERROR."""
         if self._expected_failure(case, status):
             return Counts(skipped=1)
-        if self._marked_but_passing(case, status):
+        if self._marked_but_passing(case, status) or self._marked_failing_otherwise(case, status):
             return Counts(failed=1)
         return Counts(passed=int(status == PASS), failed=int(status == FAIL),
                       skipped=int(status == SKIP), crashed=int(status == ERROR))
@@ -176,12 +260,17 @@ class Outcome:
     def notes(self) -> List[str]:
         out = []
         for case, status in sorted(self.cases.items()):
-            if self._expected_failure(case, status):
-                out.append(f'{case}: fails on the upstream implementation, as marked '
-                           f'({self.marked.entries.get(case, "project behaviour")})')
-            elif self._marked_but_passing(case, status):
+            mark = self._mark(case)
+            if mark and self._expected_failure(case, status):
+                out.append(f'{case}: fails on the upstream implementation as marked, a '
+                           f'{mark.kind}: {mark.named} ({mark.why})')
+            elif mark and self._marked_but_passing(case, status):
                 out.append(f'{case}: marked as project behaviour but passes on the '
                            f'upstream implementation: the test does not show the difference')
+            elif mark and self._marked_failing_otherwise(case, status):
+                how = 'crashes' if status == ERROR else 'fails'
+                out.append(f'{case}: marked as project behaviour, but {how} on the upstream '
+                           f'implementation without its named failure {mark.named}')
             elif status in (FAIL, ERROR):
                 out.append(f'{case}: {"crashed" if status == ERROR else "failed"}')
         return out
@@ -382,6 +471,7 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> 
         log = log_path.read_text(errors='replace')
         outcome.reports = logscan.scan(log)
         outcome.digests = digests(log)
+        outcome.logs = case_logs(log)
     if not outcome.cases:
         outcome.error = _cause(output) if status else 'kunit.py ran no test'
     return outcome
