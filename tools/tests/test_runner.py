@@ -73,6 +73,18 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(up.counts.failures, 3)
         self.assertTrue(any('does not show the difference' in n for n in up.notes()))
 
+    def test_expected_log_lines(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            log = Path(tmp) / 'test.log'
+            self.assertEqual(runner.missing_lines(log, ['OK']), ['OK'])
+            log.write_text('[ 1.0] Testing kprobe tracing: OK\n')
+            self.assertEqual(runner.missing_lines(
+                log, ['Testing kprobe tracing: OK', 'Testing tracer nop: PASSED']),
+                ['Testing tracer nop: PASSED'])
+        out = runner.Outcome('fork', {'a.b': 'PASS'}, missing=['Testing kprobe tracing: OK'])
+        self.assertEqual(out.counts, Counts(passed=1, failed=1))
+        self.assertIn('the console log lacks "Testing kprobe tracing: OK"', out.notes())
+
     def test_case_logs(self) -> None:
         log = '\n'.join([
             '[    1.0] KTAP version 1',

@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
                             'a fiftieth, probe_parse\'s rules on every probe kind, '
                             'hhf_classify\'s every mix and marked test; about five '
                             'minutes more a build')
+        p.add_argument('--expect-log', action='append', default=[], metavar='TEXT',
+                       help='fail a build whose console log lacks TEXT, such as a boot-time '
+                            'self-test\'s verdict (may be given again)')
 
     run = verbs.add_parser('run', help='build the fork and run the KUnit suites')
     suites(run)
@@ -128,6 +131,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
                             kmemleak=args.kmemleak, kernel_args=_kernel_args(args))
         outcome = runner.run_variant(spec, work, variant, marked)
         outcome.error = _overlay_paths(outcome.error, src.path, overlay)
+        outcome.missing = runner.missing_lines(spec.build_dir / 'test.log', args.expect_log)
         if outcome.cases:
             work.state_file.write_text(version + '\n')
         outcomes.append(outcome)

@@ -215,6 +215,8 @@ class Outcome:
     digests: Dict[str, str] = field(default_factory=dict)
     # Each case's lines of the console log (case_logs()).
     logs: Dict[str, str] = field(default_factory=dict)
+    # Text the console log had to hold and did not (--expect-log).
+    missing: List[str] = field(default_factory=list)
     # QEMU ran past kunit.py's --timeout and was stopped: the tests that
     # had not finished show as crashed, or there are none.
     timed_out: bool = False
@@ -249,9 +251,10 @@ class Outcome:
 
     @property
     def counts(self) -> Counts:
-        # A kernel that did not build or boot ran nothing: that is a failure.
+        # A kernel that did not build or boot ran nothing: that is a
+        # failure, and so is each line the log had to hold and lacks.
         return (total(self.case_counts(c, s) for c, s in self.cases.items())
-                + Counts(failed=int(bool(self.error))))
+                + Counts(failed=int(bool(self.error)) + len(self.missing)))
 
     @property
     def ok(self) -> bool:
@@ -273,7 +276,15 @@ class Outcome:
                            f'implementation without its named failure {mark.named}')
             elif status in (FAIL, ERROR):
                 out.append(f'{case}: {"crashed" if status == ERROR else "failed"}')
+        out += [f'the console log lacks "{text}"' for text in self.missing]
         return out
+
+
+def missing_lines(log_path: Path, wanted: Sequence[str]) -> List[str]:
+    """The texts of WANTED that the console log at LOG_PATH lacks (all
+    of them if there is no log)."""
+    log = log_path.read_text(errors='replace') if log_path.is_file() else ''
+    return [text for text in wanted if text not in log]
 
 
 def _cause(output: Sequence[str]) -> str:
