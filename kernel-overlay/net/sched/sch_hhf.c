@@ -170,15 +170,32 @@ static __always_inline u32 hhf_slot(const struct hhf_filter *f, u32 hash, int st
 	return (hash * f->stage_mul[stage]) >> (32 - HHF_STAGE_BITS);
 }
 
-static __always_inline u32 hhf_counter(struct hhf_filter *f, int stage, u32 slot)
+/* The counter of @slot in @stage, zeroed first if it is a stale one. */
+static __always_inline u32 *hhf_counter(struct hhf_filter *f, unsigned long *fresh,
+					int stage, u32 slot)
 {
+	u32 *counter = &f->counters[stage][slot];
 	u32 bit = stage * HHF_COUNTERS + slot;
 
-	if (!test_bit(bit, f->fresh)) {
-		__set_bit(bit, f->fresh);
-		f->counters[stage][slot] = 0;
+	if (!test_bit(bit, fresh)) {
+		__set_bit(bit, fresh);
+		*counter = 0;
 	}
-	return f->counters[stage][slot];
+	return counter;
+}
+
+/* Stage @stage's counter of the flow plus @len, in 32 bits; the counter in @counters. */
+static __always_inline u32 hhf_stage_sum(struct hhf_filter *f, unsigned long *fresh, u32 hash,
+					 u32 len, int stage, u32 **counters)
+{
+	counters[stage] = hhf_counter(f, fresh, stage, hhf_slot(f, hash, stage));
+	return *counters[stage] + len;
+}
+
+static __always_inline void hhf_raise(u32 *counter, u32 estimate)
+{
+	if (*counter < estimate)
+		*counter = estimate;
 }
 
 /*
@@ -186,31 +203,36 @@ static __always_inline u32 hhf_counter(struct hhf_filter *f, int stage, u32 slot
  * its counters plus the packet.  Each sum is taken in 32 bits, as
  * upstream takes it, so one past U32_MAX wraps to a small number: a
  * flow that comes within a packet of U32_MAX bytes in a period then
- * stays a mouse, its counters where they were, on both.  Fills @slots
- * for the update.
+ * stays a mouse, its counters where they were, on both.  Fills
+ * @counters with the flow's counters, for the update.
+ *
+ * The stages are written out, here and in hhf_filter_raise(): gcc -O2
+ * keeps a loop of five, whose counting and index arithmetic came to a
+ * third of the filter's instructions (QEMU -icount: 949 a packet in and
+ * out, against upstream's 920 for four stages).
  */
 static __always_inline u32 hhf_filter_estimate(struct hhf_filter *f, u32 hash, u32 len,
-					       u32 *slots)
+					       u32 **counters)
 {
-	u32 least = U32_MAX;
-	int stage;
+	unsigned long *fresh = f->fresh;
+	u32 least;
 
-	for (stage = 0; stage < HHF_STAGES; stage++) {
-		slots[stage] = hhf_slot(f, hash, stage);
-		least = min(least, hhf_counter(f, stage, slots[stage]) + len);
-	}
-	return least;
+	BUILD_BUG_ON(HHF_STAGES != 5);
+	least = hhf_stage_sum(f, fresh, hash, len, 0, counters);
+	least = min(least, hhf_stage_sum(f, fresh, hash, len, 1, counters));
+	least = min(least, hhf_stage_sum(f, fresh, hash, len, 2, counters));
+	least = min(least, hhf_stage_sum(f, fresh, hash, len, 3, counters));
+	return min(least, hhf_stage_sum(f, fresh, hash, len, 4, counters));
 }
 
 /* Conservative update: no counter is raised past the flow's estimate. */
-static __always_inline void hhf_filter_raise(struct hhf_filter *f, const u32 *slots,
-					     u32 estimate)
+static __always_inline void hhf_filter_raise(u32 *const *counters, u32 estimate)
 {
-	int stage;
-
-	for (stage = 0; stage < HHF_STAGES; stage++)
-		if (f->counters[stage][slots[stage]] < estimate)
-			f->counters[stage][slots[stage]] = estimate;
+	hhf_raise(counters[0], estimate);
+	hhf_raise(counters[1], estimate);
+	hhf_raise(counters[2], estimate);
+	hhf_raise(counters[3], estimate);
+	hhf_raise(counters[4], estimate);
 }
 
 /* ---- the table of heavy hitters ---- */
@@ -282,7 +304,7 @@ static void hhf_table_clear(struct hhf_filter *f)
  */
 static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32 len, u32 now)
 {
-	u32 slots[HHF_STAGES], estimate;
+	u32 *counters[HHF_STAGES], estimate;
 	struct hhf_flow *flow;
 
 	if (hhf_expired(f->period_start, f->reset_timeout, now))
@@ -294,9 +316,9 @@ static __always_inline bool hhf_filter_heavy(struct hhf_filter *f, u32 hash, u32
 		return true;
 	}
 
-	estimate = hhf_filter_estimate(f, hash, len, slots);
+	estimate = hhf_filter_estimate(f, hash, len, counters);
 	if (estimate <= f->admit_bytes) {
-		hhf_filter_raise(f, slots, estimate);
+		hhf_filter_raise(counters, estimate);
 		return false;
 	}
 	/*

@@ -57,7 +57,7 @@ static noinline u32 filter_counter(struct kunit *test, u32 hash, int stage)
 {
 	struct hhf_filter *f = filter_of(test);
 
-	return hhf_counter(f, stage, filter_slot(f, hash, stage));
+	return *hhf_counter(f, f->fresh, stage, filter_slot(f, hash, stage));
 }
 
 /* Packets of @len bytes of @hash at @now until one is heavy: how many. */
