@@ -497,22 +497,28 @@ def check_hhf(tap: Tap, phase: Phase) -> None:
     counters_add_up(tap, 'hhf', phase)
 
 
-def fill_leaf(packets: int) -> None:
-    """PACKETS bulk-sized datagrams from the sender, into the leaf."""
+def in_sender(body: Callable[[Phase], None]) -> None:
+    """BODY, in a thread in the sender's namespace, given a phase to
+    open its sockets with; they are closed after it, and what went wrong
+    in it is raised here."""
     phase = Phase(0.0)
-
-    def fill() -> None:
-        s = phase.udp()
-        for _ in range(packets):
-            s.sendto(bytes(PAYLOAD), (SINK_IP, SINK_PORT))
-
-    t = _thread(phase, SND, fill)
+    t = _thread(phase, SND, lambda: body(phase))
     t.start()
     t.join()
     for s in phase.sockets:
         s.close()
     if phase.errors:
         raise RuntimeError('; '.join(phase.errors))
+
+
+def fill_leaf(packets: int) -> None:
+    """PACKETS bulk-sized datagrams from the sender, into the leaf."""
+    def fill(phase: Phase) -> None:
+        s = phase.udp()
+        for _ in range(packets):
+            s.sendto(bytes(PAYLOAD), (SINK_IP, SINK_PORT))
+
+    in_sender(fill)
 
 
 # check_hhf_exact's flow: datagrams of one byte are 1 + 8 + 20 + 14 = 43
@@ -532,23 +538,16 @@ def check_hhf_exact(tap: Tap) -> None:
     set_leaf('hhf', 'admit_bytes', str(EXACT_ADMIT), 'reset_timeout', '60s',
              'evict_timeout', '60s')
     set_rate(DRAIN_BITS)
-    phase = Phase(0.0)
     heavy: List[Any] = []
 
-    def flow() -> None:
+    def flow(phase: Phase) -> None:
         s = phase.udp()
         for sent in (EXACT_HEAVY_AT - 1, 1):
             for _ in range(sent):
                 s.sendto(bytes(EXACT_PAYLOAD), (SINK_IP, SINK_PORT))
             heavy.append(leaf_stats().get('tot_hh'))
 
-    t = _thread(phase, SND, flow)
-    t.start()
-    t.join()
-    for s in phase.sockets:
-        s.close()
-    if phase.errors:
-        raise RuntimeError('; '.join(phase.errors))
+    in_sender(flow)
     tap.check(heavy == [0, 1],
               f'hhf: 43-byte frames make a heavy hitter with the {EXACT_HEAVY_AT}th, exactly',
               f'hh_tot_count after {EXACT_HEAVY_AT - 1} frames and after one more: {heavy}')
