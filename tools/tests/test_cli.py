@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import tempfile
 import unittest
@@ -193,6 +194,10 @@ class CliTest(unittest.TestCase):
         self.assertEqual(cli._build_name('fork', default), 'fork')
         other = argparse.Namespace(kunitconfig=Path('/tmp/mine.kunitconfig'))
         self.assertRegex(cli._build_name('fork', other), r'^fork-mine\.kunitconfig-[0-9a-f]{8}$')
+        # a project's kunitconfig: the same folder from every checkout
+        ours = argparse.Namespace(kunitconfig=project_root() / 'kunit' / 'startup-selftest.kunitconfig')
+        digest = hashlib.sha1(b'kunit/startup-selftest.kunitconfig').hexdigest()[:8]
+        self.assertEqual(cli._build_name('fork', ours), f'fork-startup-selftest.kunitconfig-{digest}')
 
     def test_unknown_verb_is_one_line_and_exit_2(self) -> None:
         with self.assertRaises(SystemExit) as exit_:

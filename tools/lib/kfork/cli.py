@@ -159,11 +159,15 @@ def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
 
 def _build_name(variant: str, args: argparse.Namespace) -> str:
     """Build folder of a run: another kunitconfig gets a folder of its own,
-    so that trying one does not reconfigure (and rebuild) the main build."""
+    so that trying one does not reconfigure (and rebuild) the main build.
+    A kunitconfig of the project is named by its path in the project, so
+    that every checkout (CI's too) finds the builds of the others."""
     config = args.kunitconfig.resolve()
-    if config == (project_root() / '.kunitconfig').resolve():
+    root = project_root().resolve()
+    if config == root / '.kunitconfig':
         return variant
-    digest = hashlib.sha1(str(config).encode()).hexdigest()[:8]
+    where = str(config.relative_to(root) if config.is_relative_to(root) else config)
+    digest = hashlib.sha1(where.encode()).hexdigest()[:8]
     return f'{variant}-{config.name.lstrip(".")}-{digest}'
 
 
