@@ -39,7 +39,6 @@ class Function:
     path: Path
     line: int       # of the body's first character
     body: str       # blanked text
-    start: int      # offset of the body in the blanked file
 
 
 @dataclass(frozen=True)
@@ -107,7 +106,7 @@ def _functions_in(path: Path, text: str) -> Iterable[Function]:
                     name = _name_before_params(head)
                     end = _matching(text, i)
                     if name:
-                        yield Function(name, path, _line(text, i), text[i:end], i)
+                        yield Function(name, path, _line(text, i), text[i:end])
                     i = end
                     continue
             depth += 1
@@ -115,7 +114,7 @@ def _functions_in(path: Path, text: str) -> Iterable[Function]:
             depth -= 1
         i += 1
     for m in MACRO.finditer(text):
-        yield Function(m.group(1), path, _line(text, m.start(3)), m.group(3), m.start(3))
+        yield Function(m.group(1), path, _line(text, m.start(3)), m.group(3))
 
 
 def _name_before_params(head: str) -> Optional[str]:
