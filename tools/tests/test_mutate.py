@@ -17,7 +17,7 @@ import unittest
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from kfork import guest_tests, logscan, mutate, mutate_cli, mutants, runner, tree, vm
+from kfork import guest_tests, logscan, marks, mutate, mutate_cli, mutants, runner, tree, vm
 from kfork.common import FORK, UPSTREAM_IMPL, ToolError, WorkArea, project_root
 
 PATH = 'net/sched/sch_x.c'
@@ -75,7 +75,7 @@ class JudgesTableTest(unittest.TestCase):
                                         mutate.KunitRun('y')), ('tc', 'tdc')))
 
 
-def outcome(cases: Optional[Dict[str, str]] = None, marked: runner.Marked = runner.Marked({}),
+def outcome(cases: Optional[Dict[str, str]] = None, marked: marks.Marked = marks.Marked({}),
             reports: Sequence[logscan.Report] = (), error: str = '',
             timed_out: bool = False) -> runner.Outcome:
     return runner.Outcome(FORK, {'x_unit.a': runner.PASS} if cases is None else cases, marked,
@@ -93,7 +93,7 @@ class PanicArgsTest(unittest.TestCase):
     def test_kunit_boot_panics_at_first_report(self) -> None:
         backend = mutate.TreeBackend(WorkArea(Path('/nonexistent/work')),
                                      tree.Tree(Path('/nonexistent/src')), '6.1.0',
-                                     runner.Marked({}), 300, kernel_args=('x.full=1',))
+                                     marks.Marked({}), 300, kernel_args=('x.full=1',))
         argv = backend._spec(mutate.KunitRun('hhf_*')).argv(Path('/nonexistent/r.json'))
         for arg in ('x.full=1', 'oops=panic', 'panic=-1', 'softlockup_panic=1',
                     'sysctl.kernel.panic_on_rcu_stall=1'):
@@ -114,7 +114,7 @@ class VerdictTest(unittest.TestCase):
                          (mutate.KILLED, 'x_unit.b failed and 1 more'))
 
     def test_a_marked_test_must_pass_on_the_fork(self) -> None:
-        marked = runner.Marked({'x_unit.a': runner.Mark('feature', ('x',), 'fork behaviour')})
+        marked = marks.Marked({'x_unit.a': marks.Mark('feature', ('x',), 'fork behaviour')})
         o = outcome({'x_unit.a': runner.FAIL}, marked=marked)
         self.assertEqual(self.judge(o)[0], mutate.KILLED)
 

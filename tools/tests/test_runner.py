@@ -13,7 +13,7 @@ from pathlib import Path
 from unittest import mock
 from typing import Any, List
 
-from kfork import runner, session, tree
+from kfork import marks, runner, session, tree
 from kfork.common import ToolError, WorkArea
 from kfork.counts import Counts
 
@@ -45,7 +45,7 @@ class RunnerTest(unittest.TestCase):
         self.assertFalse(out.ok)
 
     def test_marked_failure_on_upstream_is_expected(self) -> None:
-        marked = runner.Marked({'pie_math.capped': runner.Mark('fix', ('Expected p <= 1',), 'x')})
+        marked = marks.Marked({'pie_math.capped': marks.Mark('fix', ('Expected p <= 1',), 'x')})
         logs = {'pie_math.capped': '# capped: EXPECTATION FAILED at a.c:3\nExpected p <= 1, but'}
         up = runner.Outcome('upstream-impl', self.cases, marked, logs=logs)
         self.assertEqual(up.counts, Counts(passed=2, skipped=2, crashed=1))
@@ -54,7 +54,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(fork.counts.failures, 2)
 
     def test_marked_failure_must_be_the_named_one(self) -> None:
-        marked = runner.Marked({'pie_math.capped': runner.Mark('fix', ('Expected p <= 1',), 'x')})
+        marked = marks.Marked({'pie_math.capped': marks.Mark('fix', ('Expected p <= 1',), 'x')})
         logs = {'pie_math.capped': 'Expected q == 2, but'}
         up = runner.Outcome('upstream-impl', self.cases, marked, logs=logs)
         self.assertEqual(up.counts, Counts(passed=2, failed=1, skipped=1, crashed=1))
@@ -62,13 +62,13 @@ class RunnerTest(unittest.TestCase):
                             for n in up.notes()))
 
     def test_marked_crash_is_no_difference(self) -> None:
-        marked = runner.Marked({'hhf.boom': runner.Mark('fix', ('boom',), 'x')})
+        marked = marks.Marked({'hhf.boom': marks.Mark('fix', ('boom',), 'x')})
         up = runner.Outcome('upstream-impl', self.cases, marked, logs={'hhf.boom': 'boom'})
         self.assertEqual(up.counts.failures, 2)
         self.assertTrue(any('crashes on the upstream' in n for n in up.notes()))
 
     def test_marked_test_passing_on_upstream_fails(self) -> None:
-        marked = runner.Marked({'pie_math.update': runner.Mark('feature', ('x',), 'y')})
+        marked = marks.Marked({'pie_math.update': marks.Mark('feature', ('x',), 'y')})
         up = runner.Outcome('upstream-impl', self.cases, marked)
         self.assertEqual(up.counts.failures, 3)
         self.assertTrue(any('does not show the difference' in n for n in up.notes()))
@@ -145,11 +145,11 @@ class RunnerTest(unittest.TestCase):
             path = Path(tmp) / 'project-behaviour'
             path.write_text('# comment\npie_math.capped  fix  "Expected \\"p\\" <= 1"  '
                             'prob never exceeds 100%\n\npie_math.two  feature  "a b"  "c"  d\n')
-            marked = runner.Marked.load(path)
+            marked = marks.Marked.load(path)
             self.assertEqual(marked.entries, {
-                'pie_math.capped': runner.Mark('fix', ('Expected "p" <= 1',),
+                'pie_math.capped': marks.Mark('fix', ('Expected "p" <= 1',),
                                                'prob never exceeds 100%'),
-                'pie_math.two': runner.Mark('feature', ('a b', 'c'), 'd')})
+                'pie_math.two': marks.Mark('feature', ('a b', 'c'), 'd')})
             self.assertTrue(marked.entries['pie_math.two'].shown_in('x c y'))
             self.assertFalse(marked.entries['pie_math.two'].shown_in('a  b'))
             self.assertTrue(marked.covers('pie_math.capped'))
@@ -159,11 +159,11 @@ class RunnerTest(unittest.TestCase):
                         'pie_math.capped  bugfix  "x"  y\n', 'pie_math.capped  fix  x  y\n'):
                 path.write_text(bad)
                 with self.assertRaisesRegex(ToolError, 'project-behaviour:1: not'):
-                    runner.Marked.load(path)
+                    marks.Marked.load(path)
 
     def test_the_project_file_loads(self) -> None:
         root = Path(__file__).resolve().parents[2]
-        marked = runner.Marked.load(root / 'kunit' / 'project-behaviour')
+        marked = marks.Marked.load(root / 'kunit' / 'project-behaviour')
         self.assertGreater(len(marked.entries), 20)
 
     def test_cause_names_missing_options(self) -> None:
@@ -322,14 +322,14 @@ class FakeKunitTest(unittest.TestCase):
                   '[10:00:00] Testing complete. Ran 0 tests')
         with self._env(output, 1), contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
-            outcome = runner.run_variant(self.spec, self.work, 'fork', runner.Marked({}))
+            outcome = runner.run_variant(self.spec, self.work, 'fork', marks.Marked({}))
         self.assertTrue(outcome.timed_out)
         self.assertIn('within --timeout', outcome.error)
 
     def test_no_timeout_by_default(self) -> None:
         with self._env('Ran 0 tests', 1), contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
-            outcome = runner.run_variant(self.spec, self.work, 'fork', runner.Marked({}))
+            outcome = runner.run_variant(self.spec, self.work, 'fork', marks.Marked({}))
         self.assertFalse(outcome.timed_out)
 
     def test_a_build_failure_is_its_own_error(self) -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import bench, deps, runner, session, tree
+from . import bench, deps, marks, runner, session, tree
 from .counts import Counts, close, total
 from .common import (FORK, PACKAGE, VARIANTS, ToolError, WorkArea, guard, project_root, say,
                      variant_option, verb_parser)
@@ -121,7 +121,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
     runner.kunitconfig_files(args.kunitconfig)  # a bad one stops here, before any work
     work, src, version = session.prepare()
     overlay = tree.default_overlay()
-    marked = runner.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
+    marked = marks.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
     outcomes = []
     for variant in variants:
         tree.sync(src, overlay, variant)
@@ -223,7 +223,7 @@ def bench_figures(boots: int, timeout: int, glob: str, production: bool = True) 
 
     def measure(boot: int, variant: str) -> Dict[str, str]:
         spec = dataclasses.replace(specs[variant], built=True)
-        outcome = runner.run_variant(spec, work, variant, runner.Marked({}))
+        outcome = runner.run_variant(spec, work, variant, marks.Marked({}))
         runner.print_reports(outcome.reports, variant)
         if not outcome.ok:
             raise ToolError(f'{variant}: the benchmark run failed '

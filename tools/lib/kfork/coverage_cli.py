@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
-from . import coverage, guest_tests, runner, session, tree, vm
+from . import coverage, guest_tests, marks, runner, session, tree, vm
 from .counts import Counts, total
 from .common import FORK, VARIANTS, ToolError, WorkArea, guard, project_root, run, say, verb_parser
 from .vm_cli import prepare_host
@@ -124,7 +124,7 @@ def _kunit_counts(src: Path, folder: Path, variant: str) -> Optional[Counts]:
     run([sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'parse',
          f'--json={parsed}', str(log)], check=False)
     cases = runner.cases_from_json(parsed.read_text()) if parsed.is_file() else {}
-    marked = runner.Marked.load(project_root() / 'kunit' / 'project-behaviour')
+    marked = marks.Marked.load(project_root() / 'kunit' / 'project-behaviour')
     return runner.Outcome(variant, cases, marked).counts
 
 

@@ -47,7 +47,7 @@ from types import FrameType
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Protocol,
                     Sequence, Tuple, TypeVar)
 
-from . import guest_tests, mutants, runner, session, tree, vm, vm_cli
+from . import guest_tests, marks, mutants, runner, session, tree, vm, vm_cli
 from .common import FORK, ToolError, WorkArea, say
 from .mutants import Mutant
 
@@ -508,7 +508,7 @@ class TreeBackend:
     """The work area's tree and build/VERSION/mutate, as tools/kunit and
     tools/vm build and boot (runner, vm_cli), on the fork's variant."""
 
-    def __init__(self, work: WorkArea, src: tree.Tree, version: str, marked: runner.Marked,
+    def __init__(self, work: WorkArea, src: tree.Tree, version: str, marked: marks.Marked,
                  timeout: int, jobs: int = 0, kernel_args: Sequence[str] = ()):
         self.work, self.src, self.version, self.marked = work, src, version, marked
         self.timeout, self.jobs, self.kernel_args = timeout, jobs, tuple(kernel_args)

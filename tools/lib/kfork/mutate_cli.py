@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from . import coverage, coverage_cli, mutants, mutate, runner, session, tree, vm_cli
+from . import coverage, coverage_cli, mutants, marks, mutate, runner, session, tree, vm_cli
 from .common import FORK, ToolError, guard, project_root, say, verb_parser
 from .mutants import Mutant
 
@@ -246,7 +246,7 @@ def _run(args: argparse.Namespace) -> int:
     judges = mutate.judged_files(plans)
     if judges.guest:
         vm_cli.prepare_suites(judges.guest)
-    marked = runner.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
+    marked = marks.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
     backend = mutate.TreeBackend(work, src, version, marked, args.timeout, args.jobs or 0,
                                  runner.FULL_PARAMS if args.full else ())
     logs = args.out / 'logs'
