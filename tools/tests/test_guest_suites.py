@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mmap
+import re
 import socket
 import struct
 import tempfile
@@ -16,7 +17,7 @@ from kfork import guest_bench
 from kfork import guest_traffic as traffic
 from kfork import guest_clients as clients
 from kfork import guest_uprobe as up
-from kfork import perf_event
+from kfork import marks, perf_event
 from kfork import rtnl
 from kfork.tap import Tap
 
@@ -372,6 +373,39 @@ class OwnTapTest(unittest.TestCase):
         self.assertEqual(gt.parse_own('\n'.join(lines)),
                          {'one': 'PASS', 'two': gt.OWN_SKIP + 'perf is not installed'})
 
+    MARKS = marks.Marked({'guest.x.cut': marks.Mark('fix', ('shows 2.82s',), 'why')})
+
+    def test_marked_on_the_fork_is_a_check(self) -> None:
+        tap = Tap('x', self.MARKS, fork=True)
+        self.assertTrue(tap.marked('cut', True, 'a'))
+        self.assertFalse(tap.marked('cut', False, 'b', 'shows 2.82s'))
+        self.assertEqual([ok for ok, _, _ in tap.cases], [True, False])
+        self.assertEqual(tap.skipped, {})
+
+    def test_marked_on_upstream_is_judged_by_its_failure(self) -> None:
+        tap = Tap('x', self.MARKS, fork=False)
+        self.assertFalse(tap.marked('cut', False, 'named', 'target: shows 2.82s'))
+        tap.marked('cut', True, 'passes')
+        tap.marked('cut', False, 'otherwise', 'shows 20s')
+        tap.marked('nowhere', True, 'unlisted')
+        self.assertEqual(tap.lines()[2:3], ['ok 1 named # SKIP fails on upstream as marked, '
+                                            'a fix: "shows 2.82s"'])
+        self.assertEqual([ok for ok, _, _ in tap.cases[1:]], [False, False, False])
+        self.assertIn('but passes on upstream', tap.cases[1][2])
+        self.assertIn('without its named failure', tap.cases[2][2])
+        self.assertIn('guest.x.nowhere is not in kunit/project-behaviour', tap.cases[3][2])
+
+    def test_every_marked_guest_check_is_listed(self) -> None:
+        """The keys guest suites pass to Tap.marked are the guest
+        entries of kunit/project-behaviour: none unlisted, none stale."""
+        lib = Path(__file__).resolve().parents[1] / 'lib' / 'kfork'
+        used = {f'{marks.GUEST}.{source.stem[len("guest_"):]}.{key}'
+                for source in lib.glob('guest_*.py')
+                for key in re.findall(r"""marked(?:\(\s*|=)['"](\w+)['"]""",
+                                      source.read_text())}
+        listed = {name for name in marks.project().entries if name.startswith('guest.')}
+        self.assertEqual(used, listed)
+
 
 def phase(**final: int) -> traffic.Phase:
     p = traffic.Phase(4.0, bulk_sent=700, bulk_elapsed=2.0, sparse_sent=40)
@@ -558,14 +592,16 @@ class TcParityTest(unittest.TestCase):
         self.assertEqual([tcs.tc_time(u) for u in (2_820_130, 1_234_567, 4_294_967_294)],
                          ['2.82s', '1.23s', '4.29e+03s'])
 
-    def test_target_as_upstream_dumps_it(self) -> None:
-        # 20 s = 2e10 ns; 2e10 - 4 * 2^32 = 2820130816 ns, cut to us
-        self.assertEqual(tcs.dumped_by_upstream(20_000_000), 2_820_130)
-        self.assertEqual(tcs.dumped_by_upstream(4_000_000), 4_000_000)
-        up = next(s for s in tcs.pie_steps(250, fork=False) if s.differs)
-        fork = next(s for s in tcs.pie_steps(250, fork=True) if s.differs)
-        self.assertEqual((up.options['target'], fork.options['target']), ('2.82s', '20s'))
-        self.assertEqual(up.command, 'change root pie target 20s')
+    def test_target_past_u32_ns_is_marked(self) -> None:
+        step = next(s for s in tcs.pie_steps(250) if s.marked)
+        self.assertEqual((step.command, step.options['target']),
+                         ('change root pie target 20s', '20s'))
+        # Upstream dumps the nanoseconds cut to 32 bits: 20 s = 2e10 ns,
+        # 2e10 - 4 * 2^32 = 2820130816 ns, 2820130 us, which tc shows as
+        # 2.82s: the failure the entry names.
+        cut_us = (20_000_000 * 1000 % (1 << 32)) // 1000
+        entry = marks.project().entries[f'guest.tc.{step.marked}']
+        self.assertEqual(entry.failures, (f'target {tcs.tc_time(cut_us)}',))
 
     def test_jiffies_round_up(self) -> None:
         # HZ 250: a 4 ms tick; 15 ms is 3.75 ticks, kept as 4 (16 ms).
@@ -584,7 +620,7 @@ class TcParityTest(unittest.TestCase):
         self.assertIsNone(tcs.shown_options(show, 'hhf'))
 
     def test_steps_change_one_option_at_a_time(self) -> None:
-        steps = tcs.pie_steps(250, fork=True)
+        steps = tcs.pie_steps(250)
         self.assertEqual(steps[0].options['tupdate'], '16ms')
         target = next(s for s in steps if s.name == 'target in us')
         self.assertEqual(target.options['target'], '1.5ms')

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
+
+from . import marks
+from .common import is_fork
 
 
 class Tap:
-    """Cases in order; a failed case carries the detail that explains it."""
+    """Cases in order; a failed case carries the detail that explains it.
 
-    def __init__(self, suite: str) -> None:
+    MARKED and FORK (by default the project's list and the guest's
+    build) judge the checks whose expected value is the fork's."""
+
+    def __init__(self, suite: str, marked: Optional[marks.Marked] = None,
+                 fork: Optional[bool] = None) -> None:
         self.suite = suite
         self.cases: List[Tuple[bool, str, str]] = []
         self.notes: List[str] = []
         self.skipped: Dict[int, str] = {}     # case index: why
+        self._marked = marked
+        self.fork = is_fork() if fork is None else fork
 
     def note(self, text: str) -> None:
         """A measurement worth reading even when every case passes."""
@@ -20,6 +29,29 @@ class Tap:
 
     def check(self, ok: bool, name: str, detail: str = '') -> bool:
         self.cases.append((ok, name, detail))
+        return ok
+
+    def marked(self, key: str, ok: bool, name: str, detail: str = '') -> bool:
+        """A check of project behaviour, listed in kunit/project-behaviour
+        as guest.SUITE.KEY. On the fork it is an ordinary check. On
+        upstream it must fail with the entry's named failure in DETAIL,
+        and is then skipped, saying what kind of difference it shows;
+        passing there, or failing another way, fails it. OK either way,
+        so that what depends on it is not run where it failed."""
+        entry = f'{marks.GUEST}.{self.suite}.{key}'
+        mark = (self._marked or marks.project()).entries.get(entry)
+        if mark is None:
+            self.check(False, name, f'{entry} is not in kunit/project-behaviour')
+        elif self.fork:
+            self.check(ok, name, detail)
+        elif ok:
+            self.check(False, name, f'marked as project behaviour ({entry}) but passes on '
+                       'upstream: the check does not show the difference')
+        elif mark.shown_in(detail):
+            self.skip(name, f'fails on upstream as marked, a {mark.kind}: {mark.named}')
+        else:
+            self.check(False, name, f'marked as project behaviour ({entry}), but fails on '
+                       f'upstream without its named failure {mark.named}:\n{detail}')
         return ok
 
     def skip(self, name: str, why: str) -> None:
