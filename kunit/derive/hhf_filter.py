@@ -24,7 +24,12 @@ multi-stage filter of D stages of B counters, threshold T:
 
 The hhf_filter suite (sch_hhf_filter_kunit.c, the fork's filter called
 directly) runs the false-positive workload FILTER_TRIALS times on the
-fork's stages; its limit is the Chernoff one again.
+fork's stages; its limit is the Chernoff one again.  It fixes the
+stages' multipliers, so that which flows meet is known: for the flow
+FILTER_BASE, FILTER_PARTNERS[s] is the smallest hash above the
+previous partners' that shares its stage-s counter and no other (slot:
+the top HHF_STAGE_BITS of hash * multiplier in 32 bits), and shares no
+counter with another partner.
 
 Run with no argument to print the hhf_classify suite's C block, with
 --suite hhf_filter the other one; --check FILE verifies that FILE holds
@@ -53,6 +58,10 @@ CU_FLOWS, CU_PKTS, CU_LEN, CU_ADMIT, CU_SEEDS = 4096, 8, 1000, 20000, 20
 
 FORK_TRIALS = 80
 FILTER_TRIALS = 100
+# The hhf_filter suite's fixed odd multipliers, one a stage, and its flow.
+FILTER_MULS = (0x9e3779b1, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f, 0x165667b1)
+FILTER_BASE = 0x10000
+STAGE_BITS = 10            # log2(FORK_B)
 
 
 def fp_bound(stages: int = D, counters: int = B) -> float:
@@ -126,12 +135,41 @@ def block() -> List[str]:
     ]
 
 
+def filter_slot(flow: int, stage: int) -> int:
+    """The counter FLOW counts in at STAGE in the hhf_filter suite."""
+    return ((flow * FILTER_MULS[stage]) & 0xffffffff) >> (32 - STAGE_BITS)
+
+
+def filter_partners() -> List[int]:
+    """For each stage, a flow that meets FILTER_BASE there only and
+    meets no earlier partner anywhere."""
+    partners: List[int] = []
+    for stage in range(FORK_D):
+        flow = max([FILTER_BASE, *partners]) + 1
+        while not (all((filter_slot(flow, t) == filter_slot(FILTER_BASE, t)) == (t == stage)
+                       for t in range(FORK_D))
+                   and all(filter_slot(flow, t) != filter_slot(p, t)
+                           for p in partners for t in range(FORK_D))):
+            flow += 1
+        partners.append(flow)
+    return partners
+
+
 def filter_block() -> List[str]:
     mean = fp_bound(FORK_D, FORK_B) * MICE * FILTER_TRIALS
     return [
         BEGIN,
         f'#define FILTER_FP_TRIALS\t{FILTER_TRIALS}',
         f'#define FILTER_FP_MAX_PASSED\t{chernoff_limit(mean)}\t/* mean at most {mean:.1f} */',
+        f'#define FILTER_BASE\t\t{FILTER_BASE:#x}',
+        'static const u32 filter_muls[HHF_STAGES] = {',
+        '\t' + ' '.join(f'{m:#x},' for m in FILTER_MULS),
+        '};',
+        '',
+        'static const u32 filter_partners[HHF_STAGES] = {',
+        '\t' + ' '.join(f'{p:#x},' for p in filter_partners()),
+        '};',
+        '',
         END,
     ]
 

@@ -19,17 +19,21 @@
 /* BEGIN derived by kunit/derive/hhf_filter.py */
 #define FILTER_FP_TRIALS	100
 #define FILTER_FP_MAX_PASSED	33	/* mean at most 11.3 */
+#define FILTER_BASE		0x10000
+static const u32 filter_muls[HHF_STAGES] = {
+	0x9e3779b1, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f, 0x165667b1,
+};
+
+static const u32 filter_partners[HHF_STAGES] = {
+	0x103db, 0x105be, 0x108fd, 0x10bb3, 0x10d9c,
+};
+
 /* END derived */
 
 #define FILTER_ADMIT	10000	/* bytes; 1000-byte packets: the 11th passes */
 #define FILTER_RESET	40	/* jiffies */
 #define FILTER_EVICT	1000	/* jiffies */
 #define FILTER_T0	5000	/* the period's start, in jiffies */
-
-/* Fixed odd multipliers, so that which flows meet is known. */
-static const u32 filter_muls[HHF_STAGES] = {
-	0x9e3779b1, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f, 0x165667b1,
-};
 
 static struct hhf_filter *filter_of(struct kunit *test)
 {
@@ -201,33 +205,88 @@ static void filter_admit_change_keeps_counts(struct kunit *test)
 			c->heavy_at);
 }
 
+/* The stages, a case each. */
+static const int filter_stages[HHF_STAGES] = { 0, 1, 2, 3, 4 };
+
+static void filter_stage_desc(const int *stage, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "stage %d", *stage);
+}
+
+KUNIT_ARRAY_PARAM(filter_stage, filter_stages, filter_stage_desc);
+
+/* FILTER_BASE's partner in @stage meets it there and in no other stage. */
+static void filter_assert_partner(struct kunit *test, int stage)
+{
+	struct hhf_filter *f = filter_of(test);
+	u32 partner = filter_partners[stage];
+	int t;
+
+	for (t = 0; t < HHF_STAGES; t++)
+		KUNIT_ASSERT_EQ(test, filter_slot(f, FILTER_BASE, t) == filter_slot(f, partner, t),
+				t == stage);
+}
+
+/* @packets packets of @len bytes of @hash, each a mouse's. */
+static void filter_send(struct kunit *test, u32 hash, u32 len, u32 packets)
+{
+	while (packets--)
+		KUNIT_ASSERT_FALSE(test, filter_heavy(filter_of(test), hash, len, FILTER_T0));
+}
+
 /*
- * Conservative update: flows a and b share their stage-0 counter only
- * (asserted for the fixed multipliers).  a sends 3000 bytes: its five
- * counters hold 3000.  b's packet of 100 bytes is estimated at
- * min(3000, 0, 0, 0, 0) + 100 = 100, so it raises its own four counters
- * to 100 and leaves the shared one at 3000; adding the packet to every
- * counter would make it 3100.  a's next estimate is still its own bytes.
+ * Conservative update, in each stage s: a (FILTER_BASE) and b (its
+ * partner in s) share their stage-s counter only.  a sends 3000 bytes:
+ * its five counters hold 3000.  b's packet of 100 bytes is estimated at
+ * its smallest counter plus the packet, 0 + 100, so it raises its own
+ * four counters to 100 and leaves the shared one at 3000: adding the
+ * packet to every counter would make it 3100.  a's next estimate is
+ * still its own bytes: 3000 + 7000 = 10000 is not above admit_bytes,
+ * 11000 is, with the 8th packet of 1000.
  */
 static void filter_conservative_update(struct kunit *test)
 {
-	struct hhf_filter *f = filter_of(test);
-	u32 a = 0x10000, b = 0x103db, i;	/* b: found by search */
-	int stage;
+	const int s = *(const int *)test->param_value;
+	u32 a = FILTER_BASE, b = filter_partners[s];
+	int t;
 
-	KUNIT_ASSERT_EQ(test, filter_slot(f, a, 0), filter_slot(f, b, 0));
-	for (stage = 1; stage < HHF_STAGES; stage++)
-		KUNIT_ASSERT_NE(test, filter_slot(f, a, stage), filter_slot(f, b, stage));
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_FALSE(test, filter_heavy(f, a, 1000, FILTER_T0));
-	KUNIT_ASSERT_FALSE(test, filter_heavy(f, b, 100, FILTER_T0));
-	KUNIT_EXPECT_EQ(test, filter_counter(test, a, 0), 3000U);
-	for (stage = 1; stage < HHF_STAGES; stage++) {
-		KUNIT_EXPECT_EQ(test, filter_counter(test, a, stage), 3000U);
-		KUNIT_EXPECT_EQ(test, filter_counter(test, b, stage), 100U);
+	filter_assert_partner(test, s);
+	filter_send(test, a, 1000, 3);
+	filter_send(test, b, 100, 1);
+	for (t = 0; t < HHF_STAGES; t++) {
+		KUNIT_EXPECT_EQ(test, filter_counter(test, a, t), 3000U);
+		if (t != s)
+			KUNIT_EXPECT_EQ(test, filter_counter(test, b, t), 100U);
 	}
-	/* 3000 + 7000 = 10000 is not above admit_bytes; 11000 is */
 	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, a, 1000, FILTER_T0, 20), 8U);
+}
+
+/*
+ * Every stage counts in the estimate: a flow whose stage-s counter is
+ * its smallest is estimated from that one.  The partners of a
+ * (FILTER_BASE) in the other stages send 3000 bytes each; each meets a
+ * in its own stage only and no other partner anywhere, so a's counters
+ * hold 3000 in those four stages and 0 in s.  a's packet of 100 bytes
+ * is estimated at 0 + 100: stage s rises to 100, the others stay at
+ * 3000 (an estimate that left s out would be 3100, and raise all five).
+ * a then passes on its own bytes: 100 + 9 * 1000 = 9100 is not above
+ * admit_bytes, 10100 is, with the 10th packet of 1000.
+ */
+static void filter_estimate_takes_every_stage(struct kunit *test)
+{
+	const int s = *(const int *)test->param_value;
+	u32 a = FILTER_BASE;
+	int t;
+
+	for (t = 0; t < HHF_STAGES; t++) {
+		filter_assert_partner(test, t);
+		if (t != s)
+			filter_send(test, filter_partners[t], 1000, 3);
+	}
+	filter_send(test, a, 100, 1);
+	for (t = 0; t < HHF_STAGES; t++)
+		KUNIT_EXPECT_EQ(test, filter_counter(test, a, t), t == s ? 100U : 3000U);
+	KUNIT_EXPECT_EQ(test, filter_packets_to_heavy(test, a, 1000, FILTER_T0, 20), 10U);
 }
 
 /*
@@ -527,7 +586,8 @@ static struct kunit_case filter_test_cases[] = {
 	KUNIT_CASE_PARAM(filter_heavy_exactly_past_admit, filter_first_gen_params),
 	KUNIT_CASE(filter_sum_wraps_as_upstream),
 	KUNIT_CASE_PARAM(filter_admit_change_keeps_counts, filter_admit_gen_params),
-	KUNIT_CASE(filter_conservative_update),
+	KUNIT_CASE_PARAM(filter_conservative_update, filter_stage_gen_params),
+	KUNIT_CASE_PARAM(filter_estimate_takes_every_stage, filter_stage_gen_params),
 	KUNIT_CASE(filter_shields_heavy_hitters),
 	KUNIT_CASE_PARAM(filter_counters_last_one_period, filter_period_gen_params),
 	KUNIT_CASE(filter_period_starts_at_alloc),
