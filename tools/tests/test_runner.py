@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import shutil
@@ -293,6 +294,9 @@ class BuildReuseTest(unittest.TestCase):
 FAKE_KUNIT = """\
 import os, sys
 print(os.environ['FAKE_OUTPUT'])
+for arg in sys.argv:
+    if arg.startswith('--json=') and os.environ.get('FAKE_JSON'):
+        open(arg[len('--json='):], 'w').write(os.environ['FAKE_JSON'])
 sys.exit(int(os.environ['FAKE_STATUS']))
 """
 
@@ -331,6 +335,28 @@ class FakeKunitTest(unittest.TestCase):
                 contextlib.redirect_stderr(io.StringIO()):
             outcome = runner.run_variant(self.spec, self.work, 'fork', marks.Marked({}))
         self.assertFalse(outcome.timed_out)
+
+    def test_lines_after_the_prefix(self) -> None:
+        out = io.StringIO()
+        with self._env('one\ntwo', 1), contextlib.redirect_stdout(out):
+            runner.run_variant(self.spec, self.work, 'fork', marks.Marked({}), 'fork| ')
+        self.assertIn('fork| one\nfork| two\n', out.getvalue())
+
+    def test_a_build_made_by_the_caller_keeps_its_stamp(self) -> None:
+        """compare builds each variant, then boots them at once, when the
+        tree holds the last variant: the boot must not stamp the first
+        build with the key of the tree as it is then."""
+        self.spec.build_dir.mkdir(parents=True)
+        stamp = self.spec.build_dir / runner.BUILT_STAMP
+        stamp.write_text('key of the build\n')
+        results = json.dumps({'name': '', 'sub_groups': [
+            {'name': 'x', 'test_cases': [{'name': 'a', 'status': 'PASS'}]}]})
+        with self._env('ok', 0), mock.patch.dict('os.environ', {'FAKE_JSON': results}), \
+                contextlib.redirect_stdout(io.StringIO()):
+            outcome = runner.run_variant(dataclasses.replace(self.spec, built=True), self.work,
+                                         'fork', marks.Marked({}))
+        self.assertEqual(outcome.cases, {'x.a': 'PASS'})
+        self.assertEqual(stamp.read_text(), 'key of the build\n')
 
     def test_a_build_failure_is_its_own_error(self) -> None:
         output = '../net/sched/sch_pie.c:12:3: error: expected ; before }'

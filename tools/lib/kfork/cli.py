@@ -7,9 +7,9 @@ import dataclasses
 import hashlib
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import bench, deps, marks, runner, session, tree
+from . import bench, deps, marks, runner, session, tree, vm
 from .counts import Counts, close, total
 from .common import (FORK, PACKAGE, VARIANTS, ToolError, WorkArea, guard, project_root, say,
                      variant_option, verb_parser)
@@ -37,9 +37,11 @@ verbs:
                     (without it on the first it applies to),
                     hhf_classify runs three mixes, not one, and its
                     600,000-mice marked test
-  compare [GLOB]    both variants, then a table suite by suite; the
-                    digests differential tests print (kfork-diff: KEY
-                    VALUE) must be alike on both, each one test
+  compare [GLOB]    both variants, built in turn and booted at once
+                    (their lines after 'VARIANT| '), then a table suite
+                    by suite; the digests differential tests print
+                    (kfork-diff: KEY VALUE) must be alike on both, each
+                    one test
   bench [--boots N] [--debug] [GLOB]
                     the benchmarks (KUnit suites *_bench, which skip in
                     ordinary runs) on both builds in turn, N boots each
@@ -118,23 +120,46 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run_variants(args: argparse.Namespace, variants: Sequence[str]
                   ) -> List[runner.Outcome]:
+    """Run the suites on each variant. One variant builds and boots in
+    one kunit.py run. Several are built in turn, as the one tree holds
+    one variant at a time, then booted at once: each boot is a
+    single-threaded TCG process, so two fill the machine's two cores."""
     runner.kunitconfig_files(args.kunitconfig)  # a bad one stops here, before any work
     work, src, version = session.prepare()
     overlay = tree.default_overlay()
     marked = marks.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
-    outcomes = []
+    specs: Dict[str, runner.RunSpec] = {}
+    failed: Dict[str, runner.Outcome] = {}
     for variant in variants:
         tree.sync(src, overlay, variant)
-        spec = session.spec(work, src, version, _build_name(variant, args),
-                            kunitconfig=args.kunitconfig, glob=args.glob,
-                            timeout=args.timeout, jobs=args.jobs or 0,
-                            kmemleak=args.kmemleak, kernel_args=_kernel_args(args))
-        outcome = runner.run_variant(spec, work, variant, marked)
+        specs[variant] = session.spec(work, src, version, _build_name(variant, args),
+                                      kunitconfig=args.kunitconfig, glob=args.glob,
+                                      timeout=args.timeout, jobs=args.jobs or 0,
+                                      kmemleak=args.kmemleak, kernel_args=_kernel_args(args))
+        if len(variants) > 1:
+            try:
+                runner.build_kernel(specs[variant], work, variant, modules=False)
+                specs[variant] = dataclasses.replace(specs[variant], built=True)
+            except runner.BuildFailed as err:
+                failed[variant] = runner.Outcome(
+                    variant, marked=marked, error=str(err).removeprefix(f'{variant}: '))
+
+    booting = [v for v in variants if v not in failed]
+
+    def boot(variant: str) -> Callable[[], runner.Outcome]:
+        prefix = f'{variant}| ' if len(booting) > 1 else ''
+        return lambda: runner.run_variant(specs[variant], work, variant, marked, prefix)
+
+    if len(booting) > 1:
+        say(f'booting {" and ".join(booting)} at once, each line after its name')
+    ran = vm.at_once({v: boot(v) for v in booting})
+    outcomes = [failed.get(v) or ran[v] for v in variants]
+    for variant, outcome in zip(variants, outcomes):
         outcome.error = _overlay_paths(outcome.error, src.path, overlay)
-        outcome.missing = runner.missing_lines(spec.build_dir / 'test.log', args.expect_log)
+        outcome.missing = runner.missing_lines(specs[variant].build_dir / 'test.log',
+                                               args.expect_log)
         if outcome.cases:
             work.state_file.write_text(version + '\n')
-        outcomes.append(outcome)
     for outcome in outcomes:
         runner.print_reports(outcome.reports, outcome.variant)
         for note in outcome.notes():

@@ -293,15 +293,17 @@ class RunSpec:
                 'CCACHE_MAXSIZE': os.environ.get('CCACHE_MAXSIZE', '20G')}
 
 
-def _stream(argv: Sequence[str], cwd: Path, env: Dict[str, str]) -> Tuple[int, List[str]]:
-    """Run a command, echoing its lines; return its status and lines."""
+def _stream(argv: Sequence[str], cwd: Path, env: Dict[str, str],
+            prefix: str = '') -> Tuple[int, List[str]]:
+    """Run a command, echoing its lines (after PREFIX, which tells two
+    runs at once apart); return its status and lines."""
     output: List[str] = []
     with subprocess.Popen(list(argv), cwd=cwd, env=env, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           errors='backslashreplace') as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
-            sys.stdout.write(line)
+            sys.stdout.write(prefix + line)
             sys.stdout.flush()
             output.append(line.rstrip('\n'))
     return proc.returncode, output
@@ -398,21 +400,26 @@ def build_kernel(spec: RunSpec, work: WorkArea, variant: str, modules: bool = Tr
     return image
 
 
-def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked) -> Outcome:
-    """Run kunit.py, streaming its lines, and judge tests and console log."""
+def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked,
+                prefix: str = '') -> Outcome:
+    """Run kunit.py, streaming its lines after PREFIX, and judge tests
+    and console log."""
     spec.build_dir.mkdir(parents=True, exist_ok=True)
+    builds = not spec.built
     spec, key = _reuse_build(spec, variant)
     json_path = spec.build_dir / 'results.json'
     log_path = spec.build_dir / 'test.log'
     for stale in (json_path, log_path):
         stale.unlink(missing_ok=True)
     say(f'{variant}: kunit.py {"exec" if spec.built else "run"} in {spec.build_dir}')
-    status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work))
+    status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work), prefix)
     outcome = Outcome(variant, marked=marked, timed_out=_timed_out(output))
     if json_path.is_file():
         outcome.cases = cases_from_json(json_path.read_text())
-    if outcome.cases:
-        _stamp_build(spec, key)     # it booted: the build is whole
+    # It booted: the build is whole. A build the caller made and marked
+    # built is stamped already, and the tree may hold another variant now.
+    if outcome.cases and builds:
+        _stamp_build(spec, key)
     if log_path.is_file():
         log = log_path.read_text(errors='replace')
         outcome.reports = logscan.scan(log)
