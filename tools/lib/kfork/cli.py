@@ -127,7 +127,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
     runner.kunitconfig_files(args.kunitconfig)  # a bad one stops here, before any work
     work, src, version = session.prepare()
     overlay = tree.default_overlay()
-    marked = marks.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
+    marked = marks.project()
     specs: Dict[str, runner.RunSpec] = {}
     failed: Dict[str, runner.Outcome] = {}
     for variant in variants:

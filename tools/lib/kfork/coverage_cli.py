@@ -124,7 +124,7 @@ def _kunit_counts(src: Path, folder: Path, variant: str) -> Optional[Counts]:
     run([sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'parse',
          f'--json={parsed}', str(log)], check=False)
     cases = runner.cases_from_json(parsed.read_text()) if parsed.is_file() else {}
-    marked = marks.Marked.load(project_root() / 'kunit' / 'project-behaviour')
+    marked = marks.project()
     return runner.Outcome(variant, cases, marked).counts
 
 

@@ -246,7 +246,7 @@ def _run(args: argparse.Namespace) -> int:
     judges = mutate.judged_files(plans)
     if judges.guest:
         vm_cli.prepare_suites(judges.guest)
-    marked = marks.Marked.load(overlay.root / 'kunit' / 'project-behaviour')
+    marked = marks.project()
     backend = mutate.TreeBackend(work, src, version, marked, args.timeout, args.jobs or 0,
                                  runner.FULL_PARAMS if args.full else ())
     logs = args.out / 'logs'
