@@ -681,12 +681,19 @@ def check_error_log(tap: Tap, trace: Path, events: Path, path: Path, elf: Elf,
     tap.check(not (trace / 'events' / GROUP / 'kf_bad').exists(), 'no kf_bad event')
 
 
+def write_logged(trace: Path, events: Path, command: str) -> Tuple[Optional[str], str]:
+    """Write COMMAND to uprobe_events with error_log emptied first: the
+    kernel's error, if any, and what error_log holds after it."""
+    write(trace / 'error_log', '', append=False)
+    err = write(events, command)
+    return err, (trace / 'error_log').read_text()
+
+
 def define(trace: Path, events: Path, command: str) -> Optional[str]:
     """Write COMMAND to uprobe_events: None, or the error and what
     error_log says of it."""
-    write(trace / 'error_log', '', append=False)
-    err = write(events, command)
-    return None if err is None else f'{command}: {err}\n{(trace / "error_log").read_text()}'
+    err, log = write_logged(trace, events, command)
+    return None if err is None else f'{command}: {err}\n{log}'
 
 
 def check_args_refused(tap: Tap, trace: Path, events: Path, command: str, arg: str,
@@ -694,9 +701,7 @@ def check_args_refused(tap: Tap, trace: Path, events: Path, command: str, arg: s
     """COMMAND is refused, error_log gives WHY with the caret under ARG;
     MARKED, the refusal's entry in kunit/project-behaviour if it is the
     fork's."""
-    write(trace / 'error_log', '', append=False)
-    err = write(events, command)
-    log = (trace / 'error_log').read_text()
+    err, log = write_logged(trace, events, command)
     refused = err is not None and f'trace_uprobe: error: {why}' in log
     if marked:
         tap.marked(marked, refused, what, log)
