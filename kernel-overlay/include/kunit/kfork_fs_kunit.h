@@ -138,22 +138,58 @@ static inline size_t kfork_test_read_at(struct kunit *test, struct kfork_test_fs
 	return len;
 }
 
-/*
- * debugfs, for a case that looks for leaks: skipped in a boot without
- * kmemleak (tools/kunit run --kmemleak), where writing "stack=on" (its
- * default) is refused with EPERM.
- */
-static inline struct vfsmount *kfork_test_kmemleak_begin(struct kunit *test,
-							 struct kfork_test_fs *fs)
+static inline int kfork_test_debugfs_mount(struct kunit_resource *res, void *unused)
 {
-	struct vfsmount *debugfs = kfork_test_mount("debugfs");
+	struct vfsmount *mnt = kfork_test_mount("debugfs");
 
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
-	if (kfork_test_write_at(test, fs, debugfs, "kmemleak", "stack=on") < 0) {
-		mntput(debugfs);
-		kunit_skip(test, "kmemleak is off in this boot (tools/kunit run --kmemleak)");
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	res->data = mnt;
+	return 0;
+}
+
+static inline void kfork_test_debugfs_unmount(struct kunit_resource *res)
+{
+	mntput(res->data);
+}
+
+static inline bool kfork_test_is_debugfs(struct kunit *test, struct kunit_resource *res,
+					 void *unused)
+{
+	return res->free == kfork_test_debugfs_unmount;
+}
+
+/*
+ * debugfs, mounted at a case's first use and unmounted when the case
+ * ends.  On SMP a mount has per-CPU counters, freed a grace period
+ * after its last mntput: a case that counts per-CPU allocations must
+ * not mount and unmount debugfs between its two counts.
+ */
+static inline struct vfsmount *kfork_test_debugfs(struct kunit *test)
+{
+	struct kunit_resource *res = kunit_find_resource(test, kfork_test_is_debugfs, NULL);
+	struct vfsmount *mnt;
+
+	if (res) {
+		mnt = res->data;
+		kunit_put_resource(res);
+		return mnt;
 	}
-	return debugfs;
+	mnt = kunit_alloc_resource(test, kfork_test_debugfs_mount, kfork_test_debugfs_unmount,
+				   GFP_KERNEL, NULL);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, mnt, "mount debugfs");
+	return mnt;
+}
+
+/*
+ * For a case that looks for leaks: skipped in a boot without kmemleak
+ * (tools/kunit run --kmemleak), where writing "stack=on" (its default)
+ * is refused with EPERM.
+ */
+static inline void kfork_test_kmemleak_begin(struct kunit *test, struct kfork_test_fs *fs)
+{
+	if (kfork_test_write_at(test, fs, kfork_test_debugfs(test), "kmemleak", "stack=on") < 0)
+		kunit_skip(test, "kmemleak is off in this boot (tools/kunit run --kmemleak)");
 }
 
 /*
@@ -164,9 +200,9 @@ static inline struct vfsmount *kfork_test_kmemleak_begin(struct kunit *test,
  * checksum changed for one still being written): the first scan of a
  * boot sees every object change and reports nothing, hence two.
  */
-static inline void kfork_test_expect_no_leaks(struct kunit *test, struct kfork_test_fs *fs,
-					      struct vfsmount *debugfs)
+static inline void kfork_test_expect_no_leaks(struct kunit *test, struct kfork_test_fs *fs)
 {
+	struct vfsmount *debugfs = kfork_test_debugfs(test);
 	size_t len;
 
 	msleep(6000);
@@ -175,7 +211,6 @@ static inline void kfork_test_expect_no_leaks(struct kunit *test, struct kfork_t
 	KUNIT_EXPECT_GT(test, kfork_test_write_at(test, fs, debugfs, "kmemleak", "scan"),
 			(ssize_t)0);
 	len = kfork_test_read_at(test, fs, debugfs, "kmemleak");
-	mntput(debugfs);
 	KUNIT_EXPECT_EQ_MSG(test, len, (size_t)0, "kmemleak:\n%.2000s", fs->buf);
 }
 
@@ -193,10 +228,8 @@ static inline long kfork_test_percpu_live(struct kunit *test, struct kfork_test_
 
 	if (!IS_ENABLED(CONFIG_PERCPU_STATS))
 		return -1;
-	debugfs = kfork_test_mount("debugfs");
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
+	debugfs = kfork_test_debugfs(test);
 	kfork_test_read_at(test, fs, debugfs, "percpu_stats");
-	mntput(debugfs);
 	at = strstr(fs->buf, "nr_cur_alloc");
 	KUNIT_ASSERT_TRUE_MSG(test, at && sscanf(at, "nr_cur_alloc : %lu", &live) == 1,
 			      "percpu_stats:\n%.1000s", fs->buf);
@@ -234,14 +267,12 @@ static inline void kfork_test_expect_percpu_freed(struct kunit *test, struct kfo
  */
 static inline void kfork_test_failslab(struct kunit *test, struct kfork_test_fs *fs, bool on)
 {
-	struct vfsmount *debugfs = kfork_test_mount("debugfs");
+	struct vfsmount *debugfs = kfork_test_debugfs(test);
 
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(debugfs), "mount debugfs: %ld", PTR_ERR(debugfs));
 	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/ignore-gfp-wait",
 						  on ? "N" : "Y"), 1);
 	KUNIT_EXPECT_EQ(test, kfork_test_write_at(test, fs, debugfs, "failslab/verbose",
 						  on ? "0" : "2"), 1);
-	mntput(debugfs);
 }
 
 static inline void kfork_test_fail_nth(unsigned int nth)

@@ -1006,7 +1006,8 @@ static void kprobe_no_leaks(struct kunit *test)
 {
 	struct kfork_test_fs *fs = probe_test_fs(test);
 
-	kfork_test_expect_no_leaks(test, fs, kfork_test_kmemleak_begin(test, fs));
+	kfork_test_kmemleak_begin(test, fs);
+	kfork_test_expect_no_leaks(test, fs);
 }
 
 static int kprobe_test_init(struct kunit *test)

@@ -518,13 +518,12 @@ static void fuzz_no_leaks(struct kunit *test)
 {
 	struct fire_run *fr = kunit_kzalloc(test, sizeof(*fr), GFP_KERNEL);
 	struct fuzz_tally tally = {};
-	struct vfsmount *debugfs;
 
 	KUNIT_ASSERT_NOT_NULL(test, fr);
-	debugfs = kfork_test_kmemleak_begin(test, probe_test_fs(test));
+	kfork_test_kmemleak_begin(test, probe_test_fs(test));
 	fuzz_parse_run(test, 0, fuzz_run_length(false), &tally);
 	fire_strings(test, 0, fuzz_run_length(false), fr);
-	kfork_test_expect_no_leaks(test, probe_test_fs(test), debugfs);
+	kfork_test_expect_no_leaks(test, probe_test_fs(test));
 }
 
 static int fuzz_test_init(struct kunit *test)

@@ -537,14 +537,13 @@ static void filter_free_leaves_nothing(struct kunit *test)
 {
 	struct hhf_filter *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct kfork_test_fs *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
-	struct vfsmount *debugfs;
 	u32 flow;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_ASSERT_NOT_NULL(test, fs);
 	kfork_test_fs_buffers(test, fs);
-	debugfs = kfork_test_kmemleak_begin(test, fs);
+	kfork_test_kmemleak_begin(test, fs);
 	f->hh_limit = HHF_HH_LIMIT_MAX;
 	f->reset_timeout = FILTER_RESET;
 	f->admit_bytes = FILTER_ADMIT;
@@ -556,7 +555,7 @@ static void filter_free_leaves_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->hh_current, 3U);
 	hhf_filter_free(f);
 	KUNIT_EXPECT_EQ(test, f->hh_current, 0U);
-	kfork_test_expect_no_leaks(test, fs, debugfs);
+	kfork_test_expect_no_leaks(test, fs);
 }
 
 /* A filter of the test's own, with the fixed multipliers, at FILTER_T0. */

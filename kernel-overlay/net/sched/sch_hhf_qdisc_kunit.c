@@ -480,12 +480,11 @@ static void hhf_qdisc_default_init_failures(struct kunit *test)
 static void hhf_qdisc_destroy_leaves_nothing(struct kunit *test)
 {
 	struct kfork_test_fs *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
-	struct vfsmount *debugfs;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fs);
 	kfork_test_fs_buffers(test, fs);
-	debugfs = kfork_test_kmemleak_begin(test, fs);
+	kfork_test_kmemleak_begin(test, fs);
 	KUNIT_ASSERT_EQ(test, qdisc_test_create(test, NULL, 0), 0);
 	hhf_make_heavy(test, 1);
 	for (i = 0; i < 5; i++) {
@@ -493,7 +492,7 @@ static void hhf_qdisc_destroy_leaves_nothing(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, hhf_enqueue(test, 2), NET_XMIT_SUCCESS);
 	}
 	qdisc_test_destroy(qdisc_test_env(test));
-	kfork_test_expect_no_leaks(test, fs, debugfs);
+	kfork_test_expect_no_leaks(test, fs);
 }
 
 static int hhf_test_init(struct kunit *test)
