@@ -87,6 +87,12 @@ def kernel_hz(image: Path) -> str:
     return ''
 
 
+# Two vCPUs, each on a host thread of its own (multi-threaded TCG): the
+# fork's lockless paths can only race on several CPUs (kunit/smp.config).
+# kunit/qemu_x86_64.py boots the KUnit suites the same way.
+SMP_ACCEL = ('-smp', '2', '-accel', 'tcg,thread=multi')
+
+
 def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
               kmemleak: bool = False, memory_mb: int = 1024,
               kunit: bool = False, kernel_args: Sequence[str] = ()) -> List[str]:
@@ -115,7 +121,7 @@ def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
         f'kfork_modroot={modules_root(image)}',
         *kernel_args,
     ])
-    return ['qemu-system-x86_64', '-machine', 'q35', '-accel', 'tcg', '-nodefaults',
+    return ['qemu-system-x86_64', '-machine', 'q35', *SMP_ACCEL, '-nodefaults',
             '-nographic', '-no-reboot', '-m', str(memory_mb), '-bios', 'qboot.rom',
             '-kernel', str(image), '-append', append,
             '-fsdev', 'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
