@@ -395,6 +395,19 @@ class OwnTapTest(unittest.TestCase):
         self.assertIn('without its named failure', tap.cases[2][2])
         self.assertIn('guest.x.nowhere is not in kunit/project-behaviour', tap.cases[3][2])
 
+    def test_marked_race_may_pass_on_upstream(self) -> None:
+        """A race of upstream's shows only when it is hit: passing there
+        is skipped, saying so; failing is judged by its failure."""
+        race = marks.Marked({'guest.x.lost': marks.Mark('race', ('hits lost',), 'why')})
+        tap = Tap('x', race, fork=False)
+        tap.marked('lost', True, 'not hit')
+        tap.marked('lost', False, 'hit', 'hits lost: 9 of 10')
+        tap.marked('lost', False, 'otherwise', 'crashed')
+        self.assertEqual(tap.lines()[2:4], [
+            'ok 1 not hit # SKIP a race of upstream\'s (guest.x.lost) that this run did not hit',
+            'ok 2 hit # SKIP fails on upstream as marked, a race: "hits lost"'])
+        self.assertEqual([ok for ok, _, _ in tap.cases], [True, True, False])
+
     def test_every_marked_guest_check_is_listed(self) -> None:
         """The keys guest suites pass to Tap.marked are the guest
         entries of kunit/project-behaviour: none unlisted, none stale."""

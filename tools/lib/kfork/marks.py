@@ -20,8 +20,10 @@ from .common import ToolError, project_root
 
 # What a marked test's difference from upstream is: a fix of an upstream
 # bug, a policy of the fork's (a range check, a refusal, a clearer error)
-# or a feature upstream does not have.
-MARK_KINDS = ('fix', 'policy', 'feature')
+# or a feature upstream does not have. A race is a fix of a data race
+# of upstream's: its failure shows only in the runs where the race is
+# hit, so a run of upstream that passes it counts as skipped, saying so.
+MARK_KINDS = ('fix', 'race', 'policy', 'feature')
 _QUOTED = r'"(?:[^"\\]|\\.)+"'
 _MARK = re.compile(rf'^(\S+)\s+(\w+)\s+((?:{_QUOTED}\s+)+)(.*)$')
 
@@ -39,6 +41,11 @@ class Mark:
 
     def shown_in(self, log: str) -> bool:
         return any(failure in log for failure in self.failures)
+
+    @property
+    def race(self) -> bool:
+        """Upstream fails it only in runs where the race is hit."""
+        return self.kind == 'race'
 
     @property
     def named(self) -> str:

@@ -36,14 +36,17 @@ class Tap:
         as guest.SUITE.KEY. On the fork it is an ordinary check. On
         upstream it must fail with the entry's named failure in DETAIL,
         and is then skipped, saying what kind of difference it shows;
-        passing there, or failing another way, fails it. OK either way,
-        so that what depends on it is not run where it failed."""
+        passing there (unless the entry is a race), or failing another
+        way, fails it. OK either way, so that what depends on it is not
+        run where it failed."""
         entry = f'{marks.GUEST}.{self.suite}.{key}'
         mark = (self._marked or marks.project()).entries.get(entry)
         if mark is None:
             self.check(False, name, f'{entry} is not in kunit/project-behaviour')
         elif self.fork:
             self.check(ok, name, detail)
+        elif ok and mark.race:
+            self.skip(name, f'a race of upstream\'s ({entry}) that this run did not hit')
         elif ok:
             self.check(False, name, f'marked as project behaviour ({entry}) but passes on '
                        'upstream: the check does not show the difference')
