@@ -11,7 +11,7 @@ from pathlib import Path
 from unittest import mock
 
 from kfork import runner, vm
-from kfork.common import FORK, UPSTREAM_IMPL, ToolError, guard
+from kfork.common import FORK, UPSTREAM_IMPL, VCPUS, ToolError, guard, project_root
 
 
 def fails(err: Exception) -> int:
@@ -79,3 +79,31 @@ class QemuArgvTest(unittest.TestCase):
         self.assertIn(f'kfork_modroot={build / "modroot"}', append)
         self.assertEqual(append[-1], 'kprobe_event=p,f')
         self.assertEqual(runner.modules_root(image), build / 'modroot')
+
+
+class SmpTest(unittest.TestCase):
+    """Every boot has VCPUS vCPUs on multi-threaded TCG: the guests'
+    QEMU command line and kunit.py's QEMU settings alike."""
+
+    def test_guests_boot_on_vcpus(self) -> None:
+        argv = vm.qemu_argv(Path('/b/arch/x86/boot/bzImage'), Path('/o'), FORK, [])
+        at = argv.index('-smp')
+        self.assertEqual(argv[at:at + 4], ['-smp', str(VCPUS), '-accel', 'tcg,thread=multi'])
+
+    def test_kunit_boots_on_as_many(self) -> None:
+        text = (project_root() / 'kunit' / 'qemu_x86_64.py').read_text()
+        self.assertIn(f"'-smp', '{VCPUS}'", text)
+        self.assertIn("'-accel', 'tcg,thread=multi'", text)
+
+    def test_every_kernel_is_smp(self) -> None:
+        for config in ('.kunitconfig', 'kunit/production.kunitconfig',
+                       'kunit/coverage.kunitconfig',
+                       'kunit/startup-selftest.kunitconfig'):
+            with self.subTest(config=config):
+                names = [p.name for p in runner.kunitconfig_files(project_root() / config)]
+                self.assertIn('smp.config', names)
+        smp = (project_root() / 'kunit' / 'smp.config').read_text().splitlines()
+        self.assertIn('CONFIG_SMP=y', smp)
+        cpus = [int(line.split('=')[1]) for line in smp if line.startswith('CONFIG_NR_CPUS=')]
+        self.assertEqual(len(cpus), 1)
+        self.assertGreaterEqual(cpus[0], max(8, VCPUS))

@@ -23,6 +23,9 @@ UPSTREAM_IMPL = 'upstream-impl'
 VARIANTS = (FORK, UPSTREAM_IMPL)
 # Tables of both builds put the reference, upstream's files, first.
 COLUMNS = (UPSTREAM_IMPL, FORK)
+# vCPUs of every boot, KUnit's (kunit/qemu_x86_64.py) and the guests'
+# (vm.qemu_argv): the kernels are SMP (kunit/smp.config).
+VCPUS = 2
 
 
 class ToolError(Exception):

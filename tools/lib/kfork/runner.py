@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import logscan
 from .counts import Counts, total
 from .marks import Mark, Marked
-from .common import UPSTREAM_IMPL, ToolError, WorkArea, say
+from .common import UPSTREAM_IMPL, VCPUS, ToolError, WorkArea, say
 
 # What the suites run at full size only when told (make check and the
 # coverage boots do): otherwise the fuzz suites run a fiftieth of their
@@ -414,7 +414,8 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked,
     log_path = spec.build_dir / 'test.log'
     for stale in (json_path, log_path):
         stale.unlink(missing_ok=True)
-    say(f'{variant}: kunit.py {"exec" if spec.built else "run"} in {spec.build_dir}')
+    say(f'{variant}: kunit.py {"exec" if spec.built else "run"} in {spec.build_dir}, '
+        f'{VCPUS} vCPUs')
     status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work), prefix)
     outcome = Outcome(variant, marked=marked, timed_out=_timed_out(output))
     if json_path.is_file():

@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 
 from . import logscan
 from .runner import modules_root, print_reports
-from .common import ToolError, WorkArea, project_root, say
+from .common import VCPUS, ToolError, WorkArea, project_root, say
 
 GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
 
@@ -90,7 +90,7 @@ def kernel_hz(image: Path) -> str:
 # Two vCPUs, each on a host thread of its own (multi-threaded TCG): the
 # fork's lockless paths can only race on several CPUs (kunit/smp.config).
 # kunit/qemu_x86_64.py boots the KUnit suites the same way.
-SMP_ACCEL = ('-smp', '2', '-accel', 'tcg,thread=multi')
+SMP_ACCEL = ('-smp', str(VCPUS), '-accel', 'tcg,thread=multi')
 
 
 def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
@@ -227,6 +227,7 @@ def at_once(jobs: Mapping[str, Callable[[], T]]) -> Dict[str, T]:
 def announce(run: GuestRun) -> None:
     print_reports(run.reports, run.variant)
     if run.boot_seconds is not None:
-        say(f'{run.variant}: boot to the command took {run.boot_seconds:.1f} s')
+        say(f'{run.variant}: boot to the command took {run.boot_seconds:.1f} s '
+            f'on {VCPUS} vCPUs')
     if not run.ok:
         say(f'{run.variant}: {run.problem()}; console log: {run.folder / "console.log"}')
