@@ -10,7 +10,7 @@ import unittest
 from pathlib import Path
 from typing import Dict, List, Set
 
-from kfork import bench, cli, coverage, runner, session, tree
+from kfork import bench, cli, coverage, runner, session, tree, vm_cli
 from kfork.common import ToolError, project_root
 
 
@@ -132,7 +132,8 @@ class CliTest(unittest.TestCase):
         self.assertEqual(options, {line for line in
                                    session.PRODUCTION_KUNITCONFIG.read_text().splitlines()
                                    if line.startswith('CONFIG_')})
-        self.assertNotEqual(session.build_name('fork', True), session.build_name('fork', False))
+        self.assertNotEqual(session.build_name('fork', session.PRODUCTION),
+                            session.build_name('fork'))
 
     def test_coverage_kernel_is_the_debug_one_without_sanitizers(self) -> None:
         """kunit/coverage.kunitconfig names .kunitconfig's fragments with
@@ -198,6 +199,44 @@ class CliTest(unittest.TestCase):
         ours = argparse.Namespace(kunitconfig=project_root() / 'kunit' / 'startup-selftest.kunitconfig')
         digest = hashlib.sha1(b'kunit/startup-selftest.kunitconfig').hexdigest()[:8]
         self.assertEqual(cli._build_name('fork', ours), f'fork-startup-selftest.kunitconfig-{digest}')
+
+    def test_kcsan_is_one_of_the_kernels(self) -> None:
+        """--kcsan picks kunit/kcsan.kunitconfig, built where tools/vm
+        looks for the KCSAN kernel."""
+        args = cli._parser().parse_args(['run', '--kcsan'])
+        self.assertEqual(args.kunitconfig, session.KCSAN_KUNITCONFIG)
+        self.assertEqual(cli._build_name('upstream-impl', args),
+                         session.build_name('upstream-impl', session.KCSAN))
+        self.assertEqual(session.build_name('fork', session.KCSAN), 'kcsan-fork')
+        # tools/vm boots the same kernels
+        self.assertEqual(vm_cli._parser().parse_args(['test', '--kcsan']).kernel, session.KCSAN)
+        self.assertEqual(vm_cli._parser().parse_args(['compare']).kernel, session.DEBUG)
+
+    def test_kcsan_kernel_is_the_debug_one_without_sanitizers(self) -> None:
+        """kunit/kcsan.kunitconfig names .kunitconfig's fragments with
+        kcsan.config in place of debug.config, and kcsan.config sets
+        every option of debug.config but the sanitizers, which KCSAN
+        cannot share a kernel with, and KCSAN's."""
+        debug = runner.kunitconfig_files(session.DEFAULT_KUNITCONFIG)
+        kcsan = runner.kunitconfig_files(session.KCSAN_KUNITCONFIG)
+        self.assertEqual([p.name for p in kcsan[1:]],
+                         [('kcsan.config' if p.name == 'debug.config' else p.name)
+                          for p in debug[1:]])
+
+        def options(path: Path) -> Set[str]:
+            return {line for line in path.read_text().splitlines()
+                    if line.startswith('CONFIG_') or line.endswith(' is not set')}
+
+        debug_config = next(p for p in debug if p.name == 'debug.config')
+        kcsan_config = next(p for p in kcsan if p.name == 'kcsan.config')
+        kept = {line for line in options(debug_config)
+                if line.split('=')[0] not in coverage.SANITIZERS}
+        self.assertEqual(options(kcsan_config) - kept,
+                         {'CONFIG_KCSAN=y', '# CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC is not set',
+                          '# CONFIG_KCSAN_REPORT_VALUE_CHANGE_ONLY is not set'})
+        self.assertEqual(kept - options(kcsan_config), set())
+        self.assertEqual(options(session.KCSAN_KUNITCONFIG),
+                         options(session.DEFAULT_KUNITCONFIG))
 
     def test_unknown_verb_is_one_line_and_exit_2(self) -> None:
         with self.assertRaises(SystemExit) as exit_:

@@ -74,6 +74,17 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(up.counts.failures, 3)
         self.assertTrue(any('does not show the difference' in n for n in up.notes()))
 
+    def test_marked_race_passing_on_upstream_is_no_failure(self) -> None:
+        marked = marks.Marked({'pie_math.update': marks.Mark('race', ('x',), 'y')})
+        up = runner.Outcome('upstream-impl', self.cases, marked)
+        self.assertEqual(up.counts.failures, 2)
+        self.assertFalse(any('does not show the difference' in n for n in up.notes()))
+
+    def test_kcsan_findings_are_the_kcsan_entries_failures(self) -> None:
+        marked = marks.Marked({'kcsan.nhit': marks.Mark('race', ('data-race in a /', 'b'), 'y'),
+                               'pie_math.update': marks.Mark('fix', ('x',), 'y')})
+        self.assertEqual(marked.kcsan_findings(), ('data-race in a /', 'b'))
+
     def test_expected_log_lines(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / 'test.log'

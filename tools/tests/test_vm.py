@@ -97,7 +97,7 @@ class SmpTest(unittest.TestCase):
 
     def test_every_kernel_is_smp(self) -> None:
         for config in ('.kunitconfig', 'kunit/production.kunitconfig',
-                       'kunit/coverage.kunitconfig',
+                       'kunit/coverage.kunitconfig', 'kunit/kcsan.kunitconfig',
                        'kunit/startup-selftest.kunitconfig'):
             with self.subTest(config=config):
                 names = [p.name for p in runner.kunitconfig_files(project_root() / config)]

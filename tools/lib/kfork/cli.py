@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument('--timeout', type=int, default=600,
                        help='seconds the tests may run in QEMU (default: 600; all '
                        'suites take about a minute on 2 TCG cores, six with --full)')
+        p.add_argument('--kcsan', dest='kunitconfig', action='store_const',
+                       const=session.KCSAN_KUNITCONFIG,
+                       help='the KCSAN kernel (kunit/kcsan.kunitconfig) instead of the '
+                            'KASAN one: a data race reported in a kernel-overlay/ file '
+                            'fails the run, others are listed')
         p.add_argument('--kmemleak', action='store_true',
                        help='boot with kmemleak on, for suites that scan for leaks '
                             '(probe_fuzz, kprobe_events, hhf_filter, hhf_qdisc); five '
@@ -161,7 +166,7 @@ def _run_variants(args: argparse.Namespace, variants: Sequence[str]
         if outcome.cases:
             work.state_file.write_text(version + '\n')
     for outcome in outcomes:
-        runner.print_reports(outcome.reports, outcome.variant)
+        runner.print_reports(outcome.reports, outcome.variant, outcome.races)
         for note in outcome.notes():
             print(f'kfork: {outcome.variant}: {note}')
         if outcome.error:
@@ -183,14 +188,17 @@ def _overlay_paths(text: str, tree_path: Path, overlay: tree.Overlay) -> str:
 
 
 def _build_name(variant: str, args: argparse.Namespace) -> str:
-    """Build folder of a run: another kunitconfig gets a folder of its own,
-    so that trying one does not reconfigure (and rebuild) the main build.
-    A kunitconfig of the project is named by its path in the project, so
-    that every checkout (CI's too) finds the builds of the others."""
+    """Build folder of a run: one of the project's kernels (the debug,
+    production or KCSAN one) has its folder, as every tool names it;
+    another kunitconfig gets a folder of its own, so that trying one does
+    not reconfigure (and rebuild) the main build. A kunitconfig of the
+    project is named by its path in the project, so that every checkout
+    (CI's too) finds the builds of the others."""
     config = args.kunitconfig.resolve()
     root = project_root().resolve()
-    if config == root / '.kunitconfig':
-        return variant
+    for kernel, known in session.KUNITCONFIGS.items():
+        if config == known.resolve():
+            return session.build_name(variant, kernel)
     where = str(config.relative_to(root) if config.is_relative_to(root) else config)
     digest = hashlib.sha1(where.encode()).hexdigest()[:8]
     return f'{variant}-{config.name.lstrip(".")}-{digest}'
@@ -241,7 +249,8 @@ def bench_figures(boots: int, timeout: int, glob: str, production: bool = True) 
     specs = {}
     for variant in VARIANTS:
         tree.sync(src, tree.default_overlay(), variant)
-        specs[variant] = session.kernel_spec(work, src, version, variant, production, glob=glob,
+        kernel = session.PRODUCTION if production else session.DEBUG
+        specs[variant] = session.kernel_spec(work, src, version, variant, kernel, glob=glob,
                                              timeout=timeout,
                                              kernel_args=(*BENCH_PARAMS, *bench.KERNEL_ARGS))
         runner.build_kernel(specs[variant], work, variant)

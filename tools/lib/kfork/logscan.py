@@ -2,14 +2,16 @@
 
 A test run passes only when the log is clean: a KASAN, UBSAN, lockdep,
 kmemleak, atomic-sleep or WARN report means the kernel misbehaved even
-if every assertion held.
+if every assertion held. A KCSAN report (a data race) fails it only when
+one of the functions it names is the project's (sort_races): races
+elsewhere in the kernel are listed, not judged.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List
+from typing import AbstractSet, List, Sequence, Set, Tuple
 
 _TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 
@@ -25,6 +27,15 @@ _REPORT_END = re.compile(r'^(=+|-+\[ end trace [0-9a-f]+ \]-+|---\[ end .*\]---)
 _MAX_LINES = 60
 
 
+# A stack frame, "func+0x1c/0x80" (with " [module]" after it, or
+# "? " before an unreliable one), and KCSAN's title, "BUG: KCSAN:
+# data-race in func_a / func_b" (a function alone, with its offset, when
+# the other side is unknown).
+_FRAME = re.compile(r'^\s*(?:\? )?([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+_RACE_TITLE = re.compile(r'^BUG: KCSAN: [\w-]+ in (.*)$')
+KCSAN = 'KCSAN'
+
+
 @dataclass(frozen=True)
 class Report:
     kind: str
@@ -34,9 +45,35 @@ class Report:
     def title(self) -> str:
         return self.lines[0]
 
+    @property
+    def functions(self) -> Set[str]:
+        """The functions the report names: in its title, on its stacks."""
+        names = {m.group(1) for m in map(_FRAME.match, self.lines) if m}
+        title = _RACE_TITLE.match(self.title)
+        if title:
+            names |= {part.strip().split('+')[0] for part in title.group(1).split(' / ')}
+        return names
+
+
+def sort_races(reports: Sequence[Report], own: AbstractSet[str],
+               findings: Sequence[str] = ()) -> Tuple[List[Report], List[Report]]:
+    """The reports that fail a run, and the KCSAN reports only listed:
+    those that name none of the OWN functions (the project's files'),
+    and those whose title holds one of FINDINGS (races of upstream's
+    copies of the project's files, written down as such)."""
+    failing: List[Report] = []
+    listed: List[Report] = []
+    for report in reports:
+        if report.kind == KCSAN and (not report.functions & own
+                                     or any(f in report.title for f in findings)):
+            listed.append(report)
+        else:
+            failing.append(report)
+    return failing, listed
+
 
 def _kind(first: str) -> str:
-    for marker, kind in (('KASAN', 'KASAN'), ('UBSAN', 'UBSAN'), ('kmemleak', 'kmemleak'),
+    for marker, kind in (('KCSAN', KCSAN), ('KASAN', 'KASAN'), ('UBSAN', 'UBSAN'), ('kmemleak', 'kmemleak'),
                          ('WARNING: CPU', 'WARN'), ('lock', 'lockdep'),
                          ('sleeping function', 'atomic sleep'), ('WARNING', 'WARN'),
                          ('panic', 'panic'), ('stall', 'RCU stall'),

@@ -90,9 +90,18 @@ class Marked:
     def covers(self, case: str) -> bool:
         return self.entry(case) is not None
 
+    def kcsan_findings(self) -> Tuple[str, ...]:
+        """The failures of the KCSAN entries (kcsan.NAME): races KCSAN
+        reports in upstream's copies of the project's files."""
+        return tuple(failure for name, mark in self.entries.items()
+                     if name.startswith(f'{KCSAN}.') for failure in mark.failures)
+
 
 # A guest suite's marked check is listed as guest.SUITE.KEY.
 GUEST = 'guest'
+# A KCSAN report of upstream's is listed as kcsan.NAME, its failure text
+# of the report's title.
+KCSAN = 'kcsan'
 
 
 @functools.lru_cache(maxsize=None)

@@ -17,12 +17,13 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (AbstractSet, Any, Dict, FrozenSet, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple)
 
-from . import logscan
+from . import logscan, tree
 from .counts import Counts, total
 from .marks import Mark, Marked
-from .common import UPSTREAM_IMPL, VCPUS, ToolError, WorkArea, say
+from .common import FORK, UPSTREAM_IMPL, VCPUS, ToolError, WorkArea, say
 
 # What the suites run at full size only when told (make check and the
 # coverage boots do): otherwise the fuzz suites run a fiftieth of their
@@ -155,6 +156,8 @@ class Outcome:
     # QEMU ran past kunit.py's --timeout and was stopped: the tests that
     # had not finished show as crashed, or there are none.
     timed_out: bool = False
+    # KCSAN reports that do not fail the run (logscan.sort_races).
+    races: List[logscan.Report] = field(default_factory=list)
 
     def _mark(self, case: str) -> Optional[Mark]:
         return self.marked.entry(case) if self.variant == UPSTREAM_IMPL else None
@@ -426,7 +429,7 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked,
         _stamp_build(spec, key)
     if log_path.is_file():
         log = log_path.read_text(errors='replace')
-        outcome.reports = logscan.scan(log)
+        outcome.reports, outcome.races = judge_log(log, spec.build_dir, variant, marked)
         outcome.digests = digests(log)
         outcome.logs = case_logs(log)
     if not outcome.cases:
@@ -434,8 +437,40 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked,
     return outcome
 
 
-def print_reports(reports: Iterable[logscan.Report], variant: str) -> None:
+def print_reports(reports: Iterable[logscan.Report], variant: str,
+                  races: Iterable[logscan.Report] = ()) -> None:
     for report in reports:
         print(f'kfork: {variant}: {report.kind} report in the kernel log:')
         for line in report.lines:
             print(f'    {line}')
+    for report in races:
+        print(f'kfork: {variant}: listed, not failing (no kernel-overlay/ function, or a '
+              f'finding of kunit/project-behaviour): {report.title}')
+
+
+def overlay_functions(build_dir: Path) -> FrozenSet[str]:
+    """The functions of the overlay's implementation files as built in
+    BUILD_DIR (either variant's: the same files), from their objects."""
+    names = set()
+    for rel in tree.default_overlay().files(FORK):
+        obj = build_dir / Path(rel).with_suffix('.o')
+        if rel.endswith('.c') and obj.is_file():
+            out = subprocess.run(['nm', '--defined-only', str(obj)], capture_output=True,
+                                 text=True, check=False).stdout
+            names |= {parts[2] for parts in map(str.split, out.splitlines())
+                      if len(parts) == 3 and parts[1] in ('t', 'T')}
+    return frozenset(names)
+
+
+def judge_log(log: str, build_dir: Path, variant: str, marked: Marked
+              ) -> Tuple[List[logscan.Report], List[logscan.Report]]:
+    """The checker reports of a console log that fail the run, and the
+    KCSAN reports only listed: races in no function of the overlay's
+    files, and on upstream the races in its copies of them that
+    kunit/project-behaviour names (kcsan.* entries)."""
+    reports = logscan.scan(log)
+    if not any(r.kind == logscan.KCSAN for r in reports):
+        return reports, []
+    own: AbstractSet[str] = overlay_functions(build_dir)
+    findings = marked.kcsan_findings() if variant == UPSTREAM_IMPL else ()
+    return logscan.sort_races(reports, own, findings)

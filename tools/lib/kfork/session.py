@@ -13,6 +13,12 @@ DEFAULT_KUNITCONFIG = project_root() / '.kunitconfig'
 # The benchmarks' kernel: .kunitconfig with Debian's production options
 # in place of the debug checkers, built in folders of its own.
 PRODUCTION_KUNITCONFIG = project_root() / 'kunit' / 'production.kunitconfig'
+# The data-race detector's kernel: KCSAN in place of KASAN and UBSAN.
+KCSAN_KUNITCONFIG = project_root() / 'kunit' / 'kcsan.kunitconfig'
+# The kernels of a variant, by name: each its kunitconfig and folder.
+DEBUG, PRODUCTION, KCSAN = 'debug', 'production', 'kcsan'
+KUNITCONFIGS = {DEBUG: DEFAULT_KUNITCONFIG, PRODUCTION: PRODUCTION_KUNITCONFIG,
+                KCSAN: KCSAN_KUNITCONFIG}
 QEMU_CONFIG = project_root() / 'kunit' / 'qemu_x86_64.py'
 
 
@@ -43,15 +49,15 @@ def spec(work: WorkArea, src: tree.Tree, version: str, build_name: str,
                           make_options=tuple(make_options))
 
 
-def build_name(variant: str, production: bool) -> str:
-    """The build folder of a variant's debug kernel, or of its production one."""
-    return f'production-{variant}' if production else variant
+def build_name(variant: str, kernel: str = DEBUG) -> str:
+    """The build folder of one of a variant's KERNELS: the debug one is
+    named by the variant alone."""
+    return variant if kernel == DEBUG else f'{kernel}-{variant}'
 
 
-def kernel_spec(work: WorkArea, src: tree.Tree, version: str, variant: str, production: bool,
+def kernel_spec(work: WorkArea, src: tree.Tree, version: str, variant: str, kernel: str,
                 **options: Any) -> runner.RunSpec:
-    """spec() for a variant's debug kernel (.kunitconfig) or production
-    kernel (kunit/production.kunitconfig), each in its own folder."""
-    return spec(work, src, version, build_name(variant, production),
-                kunitconfig=PRODUCTION_KUNITCONFIG if production else DEFAULT_KUNITCONFIG,
-                **options)
+    """spec() for one of a variant's kernels (KUNITCONFIGS), each in its
+    own folder."""
+    return spec(work, src, version, build_name(variant, kernel),
+                kunitconfig=KUNITCONFIGS[kernel], **options)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 
-from . import logscan
-from .runner import modules_root, print_reports
+from . import logscan, marks
+from .runner import judge_log, modules_root, print_reports
 from .common import VCPUS, ToolError, WorkArea, project_root, say
 
 GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
@@ -58,6 +58,10 @@ class GuestRun:
     timed_out: bool = False
     boot_seconds: Optional[float] = None
     reports: List[logscan.Report] = field(default_factory=list)
+    # The kernel's build folder (whose objects name the overlay's
+    # functions), and the KCSAN reports that do not fail the run.
+    build_dir: Optional[Path] = None
+    races: List[logscan.Report] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -149,7 +153,8 @@ def boot(image: Path, folder: Path, variant: str, command: Sequence[str], cwd: P
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     (folder / 'cmd').write_text(_command_script(command, cwd))
-    run = GuestRun(variant, folder)
+    # the image is BUILD/arch/x86/boot/bzImage
+    run = GuestRun(variant, folder, build_dir=image.parents[3])
     console = folder / 'console.log'
     start = time.monotonic()
     argv = qemu_argv(image, folder, variant, _keep(cwd), kmemleak, kunit=kunit,
@@ -193,7 +198,12 @@ def read_result(run: GuestRun) -> GuestRun:
     if not log.is_file():
         log = run.folder / 'console.log'
     if log.is_file():
-        run.reports = logscan.scan(log.read_text(errors='replace'))
+        text = log.read_text(errors='replace')
+        if run.build_dir is None:
+            run.reports = logscan.scan(text)
+        else:
+            run.reports, run.races = judge_log(text, run.build_dir, run.variant,
+                                               marks.project())
     return run
 
 
@@ -225,7 +235,7 @@ def at_once(jobs: Mapping[str, Callable[[], T]]) -> Dict[str, T]:
 
 
 def announce(run: GuestRun) -> None:
-    print_reports(run.reports, run.variant)
+    print_reports(run.reports, run.variant, run.races)
     if run.boot_seconds is not None:
         say(f'{run.variant}: boot to the command took {run.boot_seconds:.1f} s '
             f'on {VCPUS} vCPUs')

@@ -103,6 +103,12 @@ def _parser() -> argparse.ArgumentParser:
                                f'{", ".join(_known(name))})')
         verb.add_argument('--timeout', type=int, default=1800,
                           help='seconds before the guest is killed (default: 1800)')
+        if name != 'baseline':
+            verb.add_argument('--kcsan', dest='kernel', action='store_const',
+                              const=session.KCSAN, default=session.DEBUG,
+                              help='the KCSAN kernels (kunit/kcsan.kunitconfig) instead of '
+                                   'the KASAN ones: a data race reported in a '
+                                   'kernel-overlay/ file fails the run, others are listed')
         if name == 'baseline':
             verb.add_argument('--last-run', action='store_true',
                               help='record the last upstream-impl run instead of booting')
@@ -119,12 +125,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def kernel_image(variant: str, build: bool, production: bool = False) -> tuple[Path, Path]:
-    """The bzImage of a variant's debug or production kernel (built or
-    brought up to date unless build is False) and the folder for its
-    guest runs."""
+def kernel_image(variant: str, build: bool, kernel: str = session.DEBUG) -> tuple[Path, Path]:
+    """The bzImage of one of a variant's kernels (session.KUNITCONFIGS:
+    built or brought up to date unless build is False) and the folder
+    for its guest runs."""
     work, src, version = session.prepare()
-    spec = session.kernel_spec(work, src, version, variant, production)
+    spec = session.kernel_spec(work, src, version, variant, kernel)
     if build:
         tree.sync(src, tree.default_overlay(), variant)
         image = runner.build_kernel(spec, work, variant)
@@ -132,7 +138,7 @@ def kernel_image(variant: str, build: bool, production: bool = False) -> tuple[P
         image = spec.build_dir / 'arch/x86/boot/bzImage'
         if not image.is_file():
             raise ToolError(f'no {variant} kernel in {spec.build_dir}: run without --no-build')
-    return image, work.root / 'vm' / session.build_name(variant, production)
+    return image, work.root / 'vm' / session.build_name(variant, kernel)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -190,11 +196,12 @@ def prepare_suites(suites: Sequence[str]) -> None:
                         'nm', 'objdump'])
 
 
-def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
+def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int,
+                kernel: str = session.DEBUG
                 ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
     """Build each variant, then boot them all at once."""
     prepare_suites(suites)
-    images = {v: kernel_image(v, True) for v in variants}
+    images = {v: kernel_image(v, True, kernel) for v in variants}
     if len(variants) > 1:
         say(f'booting {" and ".join(variants)} at once; consoles in '
             f'{", ".join(str(f / "console.log") for _, f in images.values())}')
@@ -210,8 +217,9 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int
     return runs
 
 
-def _test(variants: Sequence[str], suites: Sequence[str], timeout: int) -> int:
-    runs = _run_suites(variants, suites, timeout)
+def _test(variants: Sequence[str], suites: Sequence[str], timeout: int,
+          kernel: str = session.DEBUG) -> int:
+    runs = _run_suites(variants, suites, timeout, kernel)
     ok = all(run.ok for run, _ in runs.values())
     totals = Counts()
     table: List[Tuple[str, str, Dict[str, guest_tests.Verdict]]] = []
@@ -287,7 +295,8 @@ def bench_figures(boots: int, calls: int, timeout: int, production: bool = True)
     which tools/measure also records."""
     deps.ensure(HOST_PACKAGES)
     vm.require_programs(['qemu-system-x86_64', 'gcc', 'nm', 'readelf'])
-    images = {v: kernel_image(v, True, production) for v in VARIANTS}
+    kernel = session.PRODUCTION if production else session.DEBUG
+    images = {v: kernel_image(v, True, kernel) for v in VARIANTS}
     command = ['env', f'PYTHONPATH={project_root() / "tools" / "lib"}', 'python3', '-m',
                'kfork.guest_bench', '--calls', str(calls)]
 
@@ -314,9 +323,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == 'run':
         return _run(args)
     if args.verb == 'test':
-        return _test([args.variant], _suites(args.verb, args.suites), args.timeout)
+        return _test([args.variant], _suites(args.verb, args.suites), args.timeout,
+                     args.kernel)
     if args.verb == 'compare':
-        return _test(list(COLUMNS), _suites(args.verb, args.suites), args.timeout)
+        return _test(list(COLUMNS), _suites(args.verb, args.suites), args.timeout,
+                     args.kernel)
     if args.verb == 'bench':
         return _bench(args.boots, args.calls, args.timeout, not args.debug)
     if args.verb == 'baseline':
