@@ -13,9 +13,10 @@ fork must pass every test that passes there; a test that does better on
 the fork is reported, not failed. On the upstream implementation itself
 any difference fails: the baseline is stale.
 
-The project's own suites (kprobe, uprobe, traffic, tc, clients) print TAP with a plan, and
-every case must pass on both builds. Their 'kfork-diff: KEY VALUE' lines
-must also be alike on both builds (tools/vm compare).
+The project's own suites (kprobe, uprobe, probestress, traffic,
+qdiscstress, tc, clients) print TAP with a plan, and every case must pass on both builds.
+Their 'kfork-diff: KEY VALUE' lines must also be alike on both builds
+(tools/vm compare).
 """
 
 from __future__ import annotations
@@ -168,8 +169,14 @@ SUITES: Tuple[Suite, ...] = (
           'tc-testing\'s hhf and fq_pie cases from the distro tree'),
     Suite('uprobe', OWN, 600, parse_own, _own('uprobe'),
           'uprobe events with every fetch method on a program compiled in the guest'),
+    Suite('probestress', OWN, 600, parse_own, _own('probestress'),
+          'uprobe and kprobe events hit on every vCPU while other processes enable, '
+          'remove, add to and perf-open them; counts exact'),
     Suite('traffic', OWN, 600, parse_own, _own('traffic'),
           'pie, fq_pie and hhf under real traffic between two namespaces'),
+    Suite('qdiscstress', OWN, 600, parse_own, _own('qdiscstress'),
+          'pie, fq_pie and hhf fed from every vCPU while other processes dump, change '
+          'and replace them; counts exact'),
     Suite('tc', OWN, 600, parse_own, _own('tc'),
           'every pie, fq_pie and hhf option through the machine\'s tc'),
     Suite('clients', OWN, 900, parse_own, _own('clients'),

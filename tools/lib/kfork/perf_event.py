@@ -75,15 +75,28 @@ def pmu_config_bit(pmu: str, name: str) -> int:
     return 1 << int(bit)
 
 
+def _open_probe_pmu(pmu: str, name: bytes, offset: int, pid: int, retprobe: bool,
+                    cpu: int) -> int:
+    """A probe of perf's `uprobe` or `kprobe` PMU: NAME (a file, or a
+    kernel function) in config1, the offset in config2."""
+    type_ = int((_PMU / pmu / 'type').read_text())
+    config = pmu_config_bit(pmu, 'retprobe') if retprobe else 0
+    where = ctypes.create_string_buffer(name)
+    return _open(type_, config, ctypes.addressof(where), offset, pid, cpu)
+
+
 def open_uprobe(path: Path, offset: int, pid: int, retprobe: bool = False,
                 cpu: int = -1) -> int:
     """A uprobe of the perf `uprobe` PMU on PATH at file OFFSET, counting
     in PID (or with pid -1, system-wide on CPU): the kernel makes a local
     trace_uprobe for it."""
-    type_ = int((_PMU / 'uprobe' / 'type').read_text())
-    config = pmu_config_bit('uprobe', 'retprobe') if retprobe else 0
-    name = ctypes.create_string_buffer(os.fsencode(path))
-    return _open(type_, config, ctypes.addressof(name), offset, pid, cpu)
+    return _open_probe_pmu('uprobe', os.fsencode(path), offset, pid, retprobe, cpu)
+
+
+def open_kprobe(function: str, pid: int, retprobe: bool = False, cpu: int = -1) -> int:
+    """A kprobe of the perf `kprobe` PMU on FUNCTION's entry (or return),
+    as bpftrace's kprobe: attaches: a local trace_kprobe."""
+    return _open_probe_pmu('kprobe', function.encode(), 0, pid, retprobe, cpu)
 
 
 def count(fd: int) -> int:
