@@ -9,7 +9,8 @@ import os
 import tempfile
 import unittest
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from types import MappingProxyType
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from unittest import mock
 
 from kfork import bench, check, coverage, measure
@@ -48,12 +49,13 @@ class FakeRunner(measure.Runner):
     def nproc(self) -> int:
         return 2
 
-    def command(self, argv: Sequence[str]) -> measure.Result:
-        self.ran.append(tuple(argv))
+    def command(self, argv: Sequence[str], env: Mapping[str, str] = MappingProxyType({})
+                ) -> measure.Result:
+        self.ran.append(tuple(f'{k}={v}' for k, v in env.items()) + tuple(argv))
         if self.summary is not None:
             self.coverage_out.mkdir(parents=True, exist_ok=True)
             (self.coverage_out / coverage.SUMMARY).write_text(self.summary)
-        return self.results.get(tuple(argv), measure.Result(71.4, 0, None))
+        return self.results.get(self.ran[-1], measure.Result(71.4, 0, None))
 
     def kunit_bench(self, boots: int, glob: str, production: bool
                     ) -> Tuple[bench.Figures, float]:
@@ -63,6 +65,17 @@ class FakeRunner(measure.Runner):
     def vm_bench(self, boots: int, production: bool) -> Tuple[bench.Figures, float]:
         self.ran.append(('vm-bench', str(boots), str(production)))
         return self.figures, 300.0
+
+
+class VcpusTest(unittest.TestCase):
+    def test_each_command_on_one_vcpu_and_on_two(self) -> None:
+        runner = FakeRunner({('KFORK_VCPUS=1', './tools/kunit', 'run'):
+                             measure.Result(95.0, 0, Counts(passed=1603, skipped=10))})
+        lines = measure.measure_vcpus(runner)
+        self.assertEqual(runner.ran, [(f'KFORK_VCPUS={n}', *argv) for argv in measure.VCPU_RUNS
+                                      for n in (1, 2)])
+        self.assertIn('| `./tools/kunit run` | 1 | 1 min 35 s | 0 | 1603/0/10 |', lines)
+        self.assertIn('| `./tools/kunit run` | 2 | 1 min 11 s | 0 | - |', lines)
 
 
 class SpliceTest(unittest.TestCase):

@@ -8,10 +8,12 @@ import threading
 import time
 import unittest
 from pathlib import Path
+from typing import List
 from unittest import mock
 
 from kfork import runner, vm
-from kfork.common import FORK, UPSTREAM_IMPL, VCPUS, ToolError, guard, project_root
+from kfork.common import (FORK, UPSTREAM_IMPL, VCPUS, VCPUS_ENV, ToolError, guard,
+                          project_root)
 
 
 def fails(err: Exception) -> int:
@@ -82,17 +84,29 @@ class QemuArgvTest(unittest.TestCase):
 
 
 class SmpTest(unittest.TestCase):
-    """Every boot has VCPUS vCPUs on multi-threaded TCG: the guests'
-    QEMU command line and kunit.py's QEMU settings alike."""
+    """Every boot has VCPUS vCPUs on multi-threaded TCG, or as many as
+    $KFORK_VCPUS says: the guests' QEMU command line and kunit.py's QEMU
+    settings alike."""
 
-    def test_guests_boot_on_vcpus(self) -> None:
+    def argv(self) -> List[str]:
         argv = vm.qemu_argv(Path('/b/arch/x86/boot/bzImage'), Path('/o'), FORK, [])
         at = argv.index('-smp')
-        self.assertEqual(argv[at:at + 4], ['-smp', str(VCPUS), '-accel', 'tcg,thread=multi'])
+        return argv[at:at + 4]
+
+    def test_guests_boot_on_vcpus(self) -> None:
+        with mock.patch.dict('os.environ', clear=False) as env:
+            env.pop(VCPUS_ENV, None)
+            self.assertEqual(self.argv(), ['-smp', str(VCPUS), '-accel', 'tcg,thread=multi'])
+            env[VCPUS_ENV] = '1'
+            self.assertEqual(self.argv()[:2], ['-smp', '1'])
+            for bad in ('0', '9', 'two'):
+                env[VCPUS_ENV] = bad
+                with self.assertRaises(ToolError):
+                    self.argv()
 
     def test_kunit_boots_on_as_many(self) -> None:
         text = (project_root() / 'kunit' / 'qemu_x86_64.py').read_text()
-        self.assertIn(f"'-smp', '{VCPUS}'", text)
+        self.assertIn(f"'-smp', os.environ.get('{VCPUS_ENV}', '{VCPUS}')", text)
         self.assertIn("'-accel', 'tcg,thread=multi'", text)
 
     def test_every_kernel_is_smp(self) -> None:

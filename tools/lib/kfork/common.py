@@ -24,8 +24,19 @@ VARIANTS = (FORK, UPSTREAM_IMPL)
 # Tables of both builds put the reference, upstream's files, first.
 COLUMNS = (UPSTREAM_IMPL, FORK)
 # vCPUs of every boot, KUnit's (kunit/qemu_x86_64.py) and the guests'
-# (vm.qemu_argv): the kernels are SMP (kunit/smp.config).
+# (vm.qemu_argv): the kernels are SMP (kunit/smp.config). $KFORK_VCPUS
+# boots another count, for a measurement (tools/measure vcpus); the
+# kernels have room for NR_CPUS (8).
+VCPUS_ENV = 'KFORK_VCPUS'
 VCPUS = 2
+
+
+def vcpus() -> int:
+    """The vCPUs a boot gets: $KFORK_VCPUS, else VCPUS."""
+    text = os.environ.get(VCPUS_ENV, str(VCPUS))
+    if not text.isdigit() or not 1 <= int(text) <= 8:
+        raise ToolError(f'{VCPUS_ENV}={text}: a count of vCPUs from 1 to 8 (NR_CPUS)')
+    return int(text)
 
 
 class ToolError(Exception):

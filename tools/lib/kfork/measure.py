@@ -24,10 +24,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from types import MappingProxyType
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from . import bench, cli, coverage, coverage_cli, vm_cli
-from .common import COLUMNS, Parser, ToolError, guard, project_root, say
+from .common import COLUMNS, VCPUS, VCPUS_ENV, Parser, ToolError, guard, project_root, say
 from .counts import COUNTS_ENV, Counts
 from .counts import read as read_counts
 
@@ -68,13 +69,13 @@ class Runner:
     def nproc(self) -> int:
         return len(os.sched_getaffinity(0))
 
-    def command(self, argv: Sequence[str]) -> Result:
+    def command(self, argv: Sequence[str], env: Mapping[str, str] = MappingProxyType({})
+                ) -> Result:
         """Run argv in the checkout, its output going to the terminal, with
-        $KFORK_COUNTS naming a file of its own."""
+        $KFORK_COUNTS naming a file of its own and ENV added."""
         with tempfile.TemporaryDirectory(prefix='kfork-measure.') as tmp:
             counts_file = Path(tmp) / 'counts.json'
-            env = dict(os.environ)
-            env[COUNTS_ENV] = str(counts_file)
+            env = {**os.environ, **env, COUNTS_ENV: str(counts_file)}
             say(f'measure: {" ".join(argv)}')
             start = self.clock()
             status = subprocess.run(list(argv), cwd=self.root, env=env, check=False).returncode
@@ -151,6 +152,28 @@ def measure_loop(runner: Runner) -> List[str]:
     return [header('loop', runner, 'each command run in turn, as the table lists them, '
                    'with its wall-clock time, exit status and the counts it handed over'),
             '', *LOOP_HEAD, *rows]
+
+
+# What a second vCPU costs or saves: boot alone, boot and a guest suite,
+# boot and the KUnit suites (the kernels built), on one vCPU and on two.
+VCPU_RUNS: Tuple[Tuple[str, ...], ...] = (
+    ('./tools/vm', 'run', '--', 'true'),
+    ('./tools/vm', 'test', 'tc'),
+    ('./tools/kunit', 'run'),
+)
+
+
+def measure_vcpus(runner: Runner) -> List[str]:
+    rows = []
+    for argv in VCPU_RUNS:
+        for count in (1, VCPUS):
+            result = runner.command(argv, {VCPUS_ENV: str(count)})
+            rows.append(f'| `{shell(argv)}` | {count} | {duration(result.seconds)} | '
+                        f'{result.status} | {_counts_cell(result.counts)} |')
+    return [header('vcpus', runner, f'each command with ${VCPUS_ENV} at 1 and at {VCPUS}, '
+                   'the kernels built before'),
+            '', '| command | vCPUs | wall | exit | passed/failed/skipped |',
+            '|---|---|---|---|---|', *rows]
 
 
 def bench_lines(figures: bench.Figures) -> List[str]:
@@ -286,6 +309,8 @@ SECTIONS: Tuple[Section, ...] = (
             _vm_bench('vm-bench-debug', False)),
     Section('coverage', (f'./tools/coverage run --out {_shown(coverage_cli.DEFAULT_OUT)}',),
             measure_coverage),
+    Section('vcpus', tuple(f'{VCPUS_ENV}=N {shell(argv)}' for argv in VCPU_RUNS),
+            measure_vcpus),
     Section('check', ('make check',), measure_check),
 )
 

@@ -23,7 +23,7 @@ from typing import (AbstractSet, Any, Dict, FrozenSet, Iterable, List, Mapping, 
 from . import logscan, tree
 from .counts import Counts, total
 from .marks import Mark, Marked
-from .common import FORK, UPSTREAM_IMPL, VCPUS, ToolError, WorkArea, say
+from .common import FORK, UPSTREAM_IMPL, ToolError, WorkArea, say, vcpus
 
 # What the suites run at full size only when told (make check and the
 # coverage boots do): otherwise the fuzz suites run a fiftieth of their
@@ -418,7 +418,7 @@ def run_variant(spec: RunSpec, work: WorkArea, variant: str, marked: Marked,
     for stale in (json_path, log_path):
         stale.unlink(missing_ok=True)
     say(f'{variant}: kunit.py {"exec" if spec.built else "run"} in {spec.build_dir}, '
-        f'{VCPUS} vCPUs')
+        f'{vcpus()} vCPUs')
     status, output = _stream(spec.argv(json_path), spec.tree, spec.env(work), prefix)
     outcome = Outcome(variant, marked=marked, timed_out=_timed_out(output))
     if json_path.is_file():

@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypeVar
 
 from . import logscan, marks
 from .runner import judge_log, modules_root, print_reports
-from .common import VCPUS, ToolError, WorkArea, project_root, say
+from .common import ToolError, WorkArea, project_root, say, vcpus
 
 GUEST_INIT = Path(__file__).resolve().with_name('guest-init')
 
@@ -91,10 +91,11 @@ def kernel_hz(image: Path) -> str:
     return ''
 
 
-# Two vCPUs, each on a host thread of its own (multi-threaded TCG): the
-# fork's lockless paths can only race on several CPUs (kunit/smp.config).
-# kunit/qemu_x86_64.py boots the KUnit suites the same way.
-SMP_ACCEL = ('-smp', str(VCPUS), '-accel', 'tcg,thread=multi')
+def smp_accel() -> List[str]:
+    """vcpus() vCPUs, each on a host thread of its own (multi-threaded
+    TCG): the fork's lockless paths can only race on several CPUs
+    (kunit/smp.config). kunit/qemu_x86_64.py boots KUnit the same way."""
+    return ['-smp', str(vcpus()), '-accel', 'tcg,thread=multi']
 
 
 def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
@@ -125,7 +126,7 @@ def qemu_argv(image: Path, folder: Path, variant: str, keep: Sequence[Path],
         f'kfork_modroot={modules_root(image)}',
         *kernel_args,
     ])
-    return ['qemu-system-x86_64', '-machine', 'q35', *SMP_ACCEL, '-nodefaults',
+    return ['qemu-system-x86_64', '-machine', 'q35', *smp_accel(), '-nodefaults',
             '-nographic', '-no-reboot', '-m', str(memory_mb), '-bios', 'qboot.rom',
             '-kernel', str(image), '-append', append,
             '-fsdev', 'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
@@ -238,6 +239,6 @@ def announce(run: GuestRun) -> None:
     print_reports(run.reports, run.variant, run.races)
     if run.boot_seconds is not None:
         say(f'{run.variant}: boot to the command took {run.boot_seconds:.1f} s '
-            f'on {VCPUS} vCPUs')
+            f'on {vcpus()} vCPUs')
     if not run.ok:
         say(f'{run.variant}: {run.problem()}; console log: {run.folder / "console.log"}')
