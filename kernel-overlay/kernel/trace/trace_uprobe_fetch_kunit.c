@@ -9,10 +9,13 @@
  * both builds, from real programs).
  *
  * Every expected value is one the suite put there: the registers of
- * fetch_test_init() and the user memory of fetch_layout().
+ * fetch_test_init() and the user memory of fetch_layout().  Two cases
+ * hit on two CPUs, to see that hit counts and fetch areas are per CPU.
  */
 
 #include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/workqueue.h>
 
 #include "trace_probe_fuzz_kunit.h"
 #include "trace_probe_kunit.h"
@@ -706,6 +709,95 @@ static void fetch_refused_enable_puts_areas(struct kunit *test)
 	probe_test_remove_file(FETCH_TARGET);
 }
 
+/*
+ * Two online CPUs, for the cases that hit on each: skipped on one
+ * (every kernel tools/kunit boots has two, kunit/smp.config).
+ */
+static void fetch_two_cpus(struct kunit *test, int cpus[2])
+{
+	cpus[0] = cpumask_first(cpu_online_mask);
+	cpus[1] = cpumask_next(cpus[0], cpu_online_mask);
+	if (cpus[1] >= nr_cpu_ids)
+		kunit_skip(test, "one CPU online: the case needs two");
+}
+
+struct fetch_on_cpu {
+	struct trace_uprobe *tu;
+	struct pt_regs regs;
+	unsigned int hits;
+	unsigned int flags;	/* the consumers uprobe_record_hit() serves */
+};
+
+/* On the CPU work_on_cpu() runs it: HITS hits, counted or recorded. */
+static long fetch_hit_here(void *data)
+{
+	struct fetch_on_cpu *on = data;
+	struct uprobe_hit hit = { .regs = &on->regs };
+	unsigned int i;
+
+	for (i = 0; i < on->hits; i++) {
+		if (on->flags)
+			uprobe_record_hit(on->tu, &hit, on->flags);
+		else
+			uprobe_entry_handler(&on->tu->consumer, &on->regs);
+	}
+	return 0;
+}
+
+/*
+ * Hits are counted on the CPU they happen on and summed when
+ * uprobe_profile is read: 3 hits on one CPU and 5 on another are 3 and
+ * 5 in their CPUs' counters, 8 in all.  A counter shared by the CPUs
+ * would show 8 in one slot (or lose some when hits race).
+ */
+static void fetch_hits_counted_per_cpu(struct kunit *test)
+{
+	struct trace_uprobe *tu = fetch_env(test)->tu;
+	struct fetch_on_cpu on = { .tu = tu, .regs = fetch_env(test)->regs };
+	int cpus[2];
+
+	fetch_two_cpus(test, cpus);
+	tu->nhit = alloc_percpu(unsigned long);
+	KUNIT_ASSERT_NOT_NULL(test, tu->nhit);
+	on.hits = 3;
+	KUNIT_EXPECT_EQ(test, work_on_cpu(cpus[0], fetch_hit_here, &on), 0L);
+	on.hits = 5;
+	KUNIT_EXPECT_EQ(test, work_on_cpu(cpus[1], fetch_hit_here, &on), 0L);
+	KUNIT_EXPECT_EQ(test, *per_cpu_ptr(tu->nhit, cpus[0]), 3UL);
+	KUNIT_EXPECT_EQ(test, *per_cpu_ptr(tu->nhit, cpus[1]), 5UL);
+	KUNIT_EXPECT_EQ(test, uprobe_hits(tu), 8UL);
+	free_percpu(tu->nhit);
+	tu->nhit = NULL;
+}
+
+/*
+ * A hit fetches into its own CPU's area: %si of a hit on each CPU is
+ * in that CPU's area afterwards, each CPU's value in its own.  An area
+ * shared by the CPUs would hold the last hit's value in both places.
+ */
+static void fetch_area_is_the_hitting_cpus(struct kunit *test)
+{
+	static const unsigned long si[2] = { 0x1111111111111111UL, 0x2222222222222222UL };
+	struct fetch_on_cpu on = {
+		.tu = fetch_env(test)->tu, .regs = fetch_env(test)->regs,
+		.hits = 1, .flags = TP_FLAG_TRACE,
+	};
+	struct uprobe_fetch_area *area;
+	int cpus[2], i;
+
+	fetch_two_cpus(test, cpus);
+	fetch_define_one(test, "%%si", 0);
+	for (i = 0; i < 2; i++) {
+		on.regs.si = si[i];
+		KUNIT_EXPECT_EQ(test, work_on_cpu(cpus[i], fetch_hit_here, &on), 0L);
+	}
+	for (i = 0; i < 2; i++) {
+		area = per_cpu_ptr(uprobe_fetch_areas, cpus[i]);
+		KUNIT_EXPECT_EQ_MSG(test, *(unsigned long *)area->fast, si[i],
+				    "CPU %d's area", cpus[i]);
+	}
+}
+
 /* Free the event's arguments, for the next definition. */
 static void fetch_forget_args(struct trace_uprobe *tu)
 {
@@ -892,6 +984,8 @@ static struct kunit_case fetch_test_cases[] = {
 	KUNIT_CASE(fetch_string_past_max_size),
 	KUNIT_CASE(fetch_fast_needs_present_pages),
 	KUNIT_CASE(fetch_refused_enable_puts_areas),
+	KUNIT_CASE(fetch_hits_counted_per_cpu),
+	KUNIT_CASE(fetch_area_is_the_hitting_cpus),
 	KUNIT_CASE_PARAM(fetch_fuzz, fetch_fuzz_run_gen_params),
 	{}
 };
