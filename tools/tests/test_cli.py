@@ -211,6 +211,8 @@ class CliTest(unittest.TestCase):
         # tools/vm boots the same kernels
         self.assertEqual(vm_cli._parser().parse_args(['test', '--kcsan']).kernel, session.KCSAN)
         self.assertEqual(vm_cli._parser().parse_args(['compare']).kernel, session.DEBUG)
+        args = vm_cli._parser().parse_args(['test', '--kmemleak', 'probestress'])
+        self.assertEqual((args.kmemleak, args.suites), (True, ['probestress']))
 
     def test_kcsan_kernel_is_the_debug_one_without_sanitizers(self) -> None:
         """kunit/kcsan.kunitconfig names .kunitconfig's fragments with

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -104,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
         verb.add_argument('--timeout', type=int, default=1800,
                           help='seconds before the guest is killed (default: 1800)')
         if name != 'baseline':
+            verb.add_argument('--kmemleak', action='store_true',
+                              help='boot with kmemleak on: probestress scans once it '
+                                   'removed all it made; slower')
             verb.add_argument('--kcsan', dest='kernel', action='store_const',
                               const=session.KCSAN, default=session.DEBUG,
                               help='the KCSAN kernels (kunit/kcsan.kunitconfig) instead of '
@@ -168,13 +172,23 @@ def _suites(verb: str, names: Sequence[str]) -> List[str]:
     return [n for n in known if n in names or not names]
 
 
+@dataclass(frozen=True)
+class Boots:
+    """How the guest suites' kernels boot: which of a variant's kernels
+    (session.KUNITCONFIGS), and whether with kmemleak on."""
+
+    kernel: str = session.DEBUG
+    kmemleak: bool = False
+
+
 def boot_suites(variant: str, image: Path, folder: Path, suites: Sequence[str],
-                timeout: int, stream: bool) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
+                timeout: int, stream: bool, kmemleak: bool = False
+                ) -> Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]:
     """Boot once and run the suites; their results by suite and test."""
     src = WorkArea.from_env().src
     command = [str(project_root() / 'tools/guest/run'), str(src), *suites]
     run = vm.boot(image, folder, variant, command, project_root(), timeout, stream,
-                  kernel_args=guest_tests.kernel_args(suites))
+                  kmemleak=kmemleak, kernel_args=guest_tests.kernel_args(suites))
     return run, guest_tests.read_results(folder, suites)
 
 
@@ -197,11 +211,11 @@ def prepare_suites(suites: Sequence[str]) -> None:
 
 
 def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int,
-                kernel: str = session.DEBUG
+                boots: Boots = Boots()
                 ) -> Dict[str, Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
     """Build each variant, then boot them all at once."""
     prepare_suites(suites)
-    images = {v: kernel_image(v, True, kernel) for v in variants}
+    images = {v: kernel_image(v, True, boots.kernel) for v in variants}
     if len(variants) > 1:
         say(f'booting {" and ".join(variants)} at once; consoles in '
             f'{", ".join(str(f / "console.log") for _, f in images.values())}')
@@ -209,7 +223,7 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int,
     def one(variant: str) -> Callable[[], Tuple[vm.GuestRun, Dict[str, Dict[str, str]]]]:
         image, folder = images[variant]
         return lambda: boot_suites(variant, image, folder, suites, timeout,
-                                   stream=len(variants) == 1)
+                                   stream=len(variants) == 1, kmemleak=boots.kmemleak)
 
     runs = vm.at_once({v: one(v) for v in variants})
     for variant in variants:
@@ -218,8 +232,8 @@ def _run_suites(variants: Sequence[str], suites: Sequence[str], timeout: int,
 
 
 def _test(variants: Sequence[str], suites: Sequence[str], timeout: int,
-          kernel: str = session.DEBUG) -> int:
-    runs = _run_suites(variants, suites, timeout, kernel)
+          boots: Boots = Boots()) -> int:
+    runs = _run_suites(variants, suites, timeout, boots)
     ok = all(run.ok for run, _ in runs.values())
     totals = Counts()
     table: List[Tuple[str, str, Dict[str, guest_tests.Verdict]]] = []
@@ -324,10 +338,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _run(args)
     if args.verb == 'test':
         return _test([args.variant], _suites(args.verb, args.suites), args.timeout,
-                     args.kernel)
+                     Boots(args.kernel, args.kmemleak))
     if args.verb == 'compare':
         return _test(list(COLUMNS), _suites(args.verb, args.suites), args.timeout,
-                     args.kernel)
+                     Boots(args.kernel, args.kmemleak))
     if args.verb == 'bench':
         return _bench(args.boots, args.calls, args.timeout, not args.debug)
     if args.verb == 'baseline':
