@@ -135,15 +135,15 @@ class CliTest(unittest.TestCase):
         self.assertNotEqual(session.build_name('fork', session.PRODUCTION),
                             session.build_name('fork'))
 
-    def test_coverage_kernel_is_the_debug_one_without_sanitizers(self) -> None:
-        """kunit/coverage.kunitconfig names .kunitconfig's fragments with
-        coverage.config in place of debug.config, and coverage.config
-        sets every option of debug.config but the sanitizers, which
-        would add branches no correct run takes, and gcov."""
+    def assert_debug_but_sanitizers(self, kunitconfig: Path, config: str,
+                                    added: Set[str]) -> None:
+        """KUNITCONFIG names .kunitconfig's fragments with CONFIG in place
+        of debug.config, and CONFIG sets every option of debug.config but
+        the sanitizers, and ADDED."""
         debug = runner.kunitconfig_files(session.DEFAULT_KUNITCONFIG)
-        cover = runner.kunitconfig_files(coverage.KUNITCONFIG)
-        self.assertEqual([p.name for p in cover[1:]],
-                         [('coverage.config' if p.name == 'debug.config' else p.name)
+        other = runner.kunitconfig_files(kunitconfig)
+        self.assertEqual([p.name for p in other[1:]],
+                         [(config if p.name == 'debug.config' else p.name)
                           for p in debug[1:]])
 
         def options(path: Path) -> Set[str]:
@@ -151,13 +151,17 @@ class CliTest(unittest.TestCase):
                     if line.startswith('CONFIG_') or line.endswith(' is not set')}
 
         debug_config = next(p for p in debug if p.name == 'debug.config')
-        coverage_config = next(p for p in cover if p.name == 'coverage.config')
         kept = {line for line in options(debug_config)
                 if line.split('=')[0] not in coverage.SANITIZERS}
         self.assertEqual(len(kept), len(options(debug_config)) - len(coverage.SANITIZERS))
-        self.assertEqual(options(coverage_config),
-                         kept | {'CONFIG_GCOV_KERNEL=y', 'CONFIG_DEBUG_FS=y'})
-        self.assertEqual(options(coverage.KUNITCONFIG), options(session.DEFAULT_KUNITCONFIG))
+        self.assertEqual(options(next(p for p in other if p.name == config)), kept | added)
+        self.assertEqual(options(kunitconfig), options(session.DEFAULT_KUNITCONFIG))
+
+    def test_coverage_kernel_is_the_debug_one_without_sanitizers(self) -> None:
+        """The sanitizers would add branches no correct run takes; gcov
+        in their place."""
+        self.assert_debug_but_sanitizers(coverage.KUNITCONFIG, 'coverage.config',
+                                         {'CONFIG_GCOV_KERNEL=y', 'CONFIG_DEBUG_FS=y'})
 
     def test_full_only_when_asked(self) -> None:
         self.assertEqual(cli._kernel_args(cli._parser().parse_args(['run'])), ())
@@ -215,30 +219,12 @@ class CliTest(unittest.TestCase):
         self.assertEqual((args.kmemleak, args.suites), (True, ['probestress']))
 
     def test_kcsan_kernel_is_the_debug_one_without_sanitizers(self) -> None:
-        """kunit/kcsan.kunitconfig names .kunitconfig's fragments with
-        kcsan.config in place of debug.config, and kcsan.config sets
-        every option of debug.config but the sanitizers, which KCSAN
-        cannot share a kernel with, and KCSAN's."""
-        debug = runner.kunitconfig_files(session.DEFAULT_KUNITCONFIG)
-        kcsan = runner.kunitconfig_files(session.KCSAN_KUNITCONFIG)
-        self.assertEqual([p.name for p in kcsan[1:]],
-                         [('kcsan.config' if p.name == 'debug.config' else p.name)
-                          for p in debug[1:]])
-
-        def options(path: Path) -> Set[str]:
-            return {line for line in path.read_text().splitlines()
-                    if line.startswith('CONFIG_') or line.endswith(' is not set')}
-
-        debug_config = next(p for p in debug if p.name == 'debug.config')
-        kcsan_config = next(p for p in kcsan if p.name == 'kcsan.config')
-        kept = {line for line in options(debug_config)
-                if line.split('=')[0] not in coverage.SANITIZERS}
-        self.assertEqual(options(kcsan_config) - kept,
-                         {'CONFIG_KCSAN=y', '# CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC is not set',
-                          '# CONFIG_KCSAN_REPORT_VALUE_CHANGE_ONLY is not set'})
-        self.assertEqual(kept - options(kcsan_config), set())
-        self.assertEqual(options(session.KCSAN_KUNITCONFIG),
-                         options(session.DEFAULT_KUNITCONFIG))
+        """KCSAN cannot share a kernel with KASAN: it takes the
+        sanitizers' place, plain writes not taken for atomic."""
+        self.assert_debug_but_sanitizers(
+            session.KCSAN_KUNITCONFIG, 'kcsan.config',
+            {'CONFIG_KCSAN=y', '# CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC is not set',
+             '# CONFIG_KCSAN_REPORT_VALUE_CHANGE_ONLY is not set'})
 
     def test_unknown_verb_is_one_line_and_exit_2(self) -> None:
         with self.assertRaises(SystemExit) as exit_:
