@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Dict, List, Set
 
 from kfork import bench, cli, coverage, runner, session, tree, vm_cli
-from kfork.common import ToolError, project_root
+from kfork.common import ToolError, WorkArea, project_root
 
 
 class CliTest(unittest.TestCase):
@@ -217,6 +217,20 @@ class CliTest(unittest.TestCase):
         self.assertEqual(vm_cli._parser().parse_args(['compare']).kernel, session.DEBUG)
         args = vm_cli._parser().parse_args(['test', '--kmemleak', 'probestress'])
         self.assertEqual((args.kmemleak, args.suites), (True, ['probestress']))
+
+    def test_kcsan_sees_the_probe_files(self) -> None:
+        """kernel/trace/Makefile leaves its folder out of KCSAN: the KCSAN
+        kernels put the overlay's files of it back, and only those."""
+        got = session.kcsan_make_options(['kernel/trace/trace_uprobe.c',
+                                          'kernel/trace/trace_probe.h',
+                                          'net/sched/sch_pie.c'])
+        self.assertEqual(got, ['KCSAN_SANITIZE_trace_uprobe.o=y'])
+        work = WorkArea(Path('/w'))
+        src = tree.Tree(Path('/w/src'))
+        kcsan = session.spec(work, src, '6.1', 'kcsan-fork', kunitconfig=session.KCSAN_KUNITCONFIG)
+        debug = session.spec(work, src, '6.1', 'fork')
+        self.assertIn('KCSAN_SANITIZE_trace_kprobe.o=y', kcsan.make_options)
+        self.assertNotIn('KCSAN_SANITIZE_trace_kprobe.o=y', debug.make_options)
 
     def test_kcsan_kernel_is_the_debug_one_without_sanitizers(self) -> None:
         """KCSAN cannot share a kernel with KASAN: it takes the
