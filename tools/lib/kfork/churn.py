@@ -55,9 +55,11 @@ Job = Callable[[float], Churn]
 
 
 def _child(queue: 'multiprocessing.Queue[Churn]', name: str, job: Job,
-           deadline: float) -> None:
+           seconds: float) -> None:
+    # the deadline counts from the process's own start: on a slow kernel
+    # (KCSAN, kmemleak) a fork can take longer than a short phase
     try:
-        queue.put(job(deadline))
+        queue.put(job(time.monotonic() + seconds))
     except Exception as err:   # reported as the job's outcome
         churn = Churn(name, set())
         churn.add('raised', repr(err))
@@ -67,10 +69,9 @@ def _child(queue: 'multiprocessing.Queue[Churn]', name: str, job: Job,
 def run_jobs(jobs: Dict[str, Job], seconds: float,
              started: Callable[[], None] = lambda: None) -> List[Churn]:
     """JOBS, each in a process of its own (forked: Linux's default), for
-    SECONDS; STARTED runs once they all have been started."""
+    SECONDS from its start; STARTED runs once they all have been started."""
     queue: 'multiprocessing.Queue[Churn]' = multiprocessing.Queue()
-    deadline = time.monotonic() + seconds
-    processes = [multiprocessing.Process(target=_child, args=(queue, name, job, deadline))
+    processes = [multiprocessing.Process(target=_child, args=(queue, name, job, seconds))
                  for name, job in jobs.items()]
     for process in processes:
         process.start()
