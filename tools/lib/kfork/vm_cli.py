@@ -102,8 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         verb.add_argument('suites', nargs='*', metavar='SUITE',
                           help=f'suites to run (default: all of '
                                f'{", ".join(_known(name))})')
-        verb.add_argument('--timeout', type=int, default=1800,
-                          help='seconds before the guest is killed (default: 1800)')
+        verb.add_argument('--timeout', type=int, default=4800,
+                          help='seconds before the guest is killed (default: 4800: '
+                               'all the suites take about 45 min on two vCPUs)')
         if name != 'baseline':
             verb.add_argument('--kmemleak', action='store_true',
                               help='boot with kmemleak on: probestress scans once it '
