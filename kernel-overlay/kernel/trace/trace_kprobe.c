@@ -1645,10 +1645,24 @@ static __init int kprobe_events_init(void)
 		return 0;
 	trace_create_file("kprobe_events", TRACE_MODE_WRITE, NULL, NULL, &kprobe_events_fops);
 	trace_create_file("kprobe_profile", TRACE_MODE_READ, NULL, NULL, &kprobe_profile_fops);
-	kprobe_boot_events_run();
 	return 0;
 }
 fs_initcall(kprobe_events_init);
+
+/*
+ * The events of kprobe_event=, once tracefs has its events folder:
+ * trace.c makes it from a work item that on SMP may still be running at
+ * fs_initcall, and an event added meanwhile got no folder of its own.
+ * trace_eval_sync() waits for that work at late_initcall_sync, before
+ * this file's calls of that level.
+ */
+static __init int kprobe_boot_events_init(void)
+{
+	if (!tracing_init_dentry())
+		kprobe_boot_events_run();
+	return 0;
+}
+late_initcall_sync(kprobe_boot_events_init);
 
 /* ------------------------------------------------------------------ */
 /* The startup self-test (CONFIG_FTRACE_STARTUP_TEST)                 */
