@@ -41,14 +41,14 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import perf_event
 from .common import project_root
-from .guest_uprobe import (Record, caret_column, parse_nm, parse_segments, parse_trace,
-                           segment_of, tool, tracefs)
+from .guest_uprobe import (FIELD_RE, Record, caret_column, parse_nm, parse_segments,
+                           parse_trace, segment_of, tool, tracefs)
 from .churn import OK, Churn, Job, check_churns, command, run_jobs
 from .tap import Tap
 
@@ -272,13 +272,12 @@ def decode_open(record: Record) -> Optional[Decoded]:
 # A kprobe event's line: 'EVENT: (SYMBOL+OFF/SIZE) f=v ...', or for a
 # return probe '(CALLER+OFF/SIZE <- FUNCTION)' (kprobetrace.rst).
 _KPROBE_LINE = re.compile(r':\s+(\w+):\s+\(([^)]*)\)\s*(.*)$')
-_FIELD = re.compile(r'(\w+)=("[^"]*"|\S+)')
 
 
 def parse_kprobe_trace(text: str) -> List[Record]:
     """The kprobe events' records of the trace file; a record's place
     is printed as a symbol, so it is left out (0)."""
-    return [Record(m.group(1), (0, None), dict(_FIELD.findall(m.group(3))))
+    return [Record(m.group(1), (0, None), dict(FIELD_RE.findall(m.group(3))))
             for m in (_KPROBE_LINE.search(line) for line in text.splitlines()
                       if not line.startswith('#')) if m]
 
